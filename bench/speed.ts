@@ -1,0 +1,272 @@
+// Section 2 of the bench: microseconds per in-process decision over NL2Bash, and the start-up cost of one
+// `asimov check` process against node's own, measured alternately so that machine noise hits both alike.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { ToolCall } from '../src/core/types.ts';
+import type { ClassifierPolicy } from '../src/policy/classify.ts';
+import { analyzeShell, classifyShell } from './lib.ts';
+import type { Rule, ShellRule } from '../src/policy/rule.ts';
+import { formatMs, formatUs, infoRow, preview, skipRow, targetRow, type SummaryRow } from './report.ts';
+import type { BenchEnv } from './setup.ts';
+import { median, summarize, type Summary } from './stats.ts';
+
+export interface DecisionSpeed {
+  /** Microseconds per decideStatic call, one timed pass. */
+  us: Summary;
+  /** The same, each command's best of three passes. */
+  bestOf3Us: Summary;
+  warmupRounds: number;
+  /** The five slowest calls, with the best of five re-runs of each. */
+  slowest: { us: number; retimedUs: number; cmd: string }[];
+}
+
+/** Time each decideStatic call over the commands after warm-up rounds; call objects are built outside the clock. */
+export function measureDecisions(env: BenchEnv, commands: readonly string[], warmupRounds = 2): DecisionSpeed {
+  const calls: ToolCall[] = commands.map((command) => env.call('Bash', { command }));
+  for (let r = 0; r < warmupRounds; r++) for (const c of calls) env.gate.decideStatic(c);
+  const us = new Float64Array(calls.length);
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i]!;
+    const t0 = process.hrtime.bigint();
+    env.gate.decideStatic(c);
+    us[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  const values = Array.from(us);
+  // Two more passes, keeping each command's best time: preemption by other processes mostly drops out, and
+  // what remains is the cost of the input itself.
+  const best = Float64Array.from(us);
+  for (let pass = 0; pass < 2; pass++) {
+    for (let i = 0; i < calls.length; i++) {
+      const t0 = process.hrtime.bigint();
+      env.gate.decideStatic(calls[i]!);
+      const t = Number(process.hrtime.bigint() - t0) / 1000;
+      if (t < best[i]!) best[i] = t;
+    }
+  }
+  const order = values.map((v, i) => [v, i] as const).sort((a, b) => b[0] - a[0]).slice(0, 5);
+  // Re-time the slowest few: a GC pause or a busy machine makes one call slow, a slow input stays slow.
+  const retime = (c: ToolCall): number => {
+    let best = Infinity;
+    for (let k = 0; k < 5; k++) {
+      const t0 = process.hrtime.bigint();
+      env.gate.decideStatic(c);
+      best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1000);
+    }
+    return best;
+  };
+  const slowest = order.map(([v, i]) => ({ us: v, retimedUs: retime(calls[i]!), cmd: commands[i]! }));
+  return { us: summarize(values), bestOf3Us: summarize(Array.from(best)), warmupRounds, slowest };
+}
+
+/** Where a decision's time goes: the shell analysis alone, analysis plus rules, and the rules by cost. */
+export interface TimeBreakdown {
+  analyzeUs: Summary;
+  classifyUs: Summary;
+  /** Share of classifyShell's total time spent inside rules' match functions. */
+  rulesShare: number;
+  /** The costliest rules over the whole corpus: total time, calls, and microseconds per call. */
+  topRules: { id: string; totalMs: number; calls: number; usPerCall: number }[];
+}
+
+function timeEach(items: readonly string[], fn: (s: string) => unknown): number[] {
+  const out: number[] = [];
+  for (const s of items) {
+    const t0 = process.hrtime.bigint();
+    fn(s);
+    out.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  return out;
+}
+
+/**
+ * Profile the same commands with each shell rule's `match` wrapped in a timer, on a copy of the policy
+ * (the gate's own policy is not touched). The timers add a little to every rule; the ranking is what counts.
+ */
+export function breakdown(env: BenchEnv, commands: readonly string[]): TimeBreakdown {
+  const cost = new Map<string, { ns: bigint; calls: number }>();
+  const copies = new Map<Rule, Rule>();
+  const wrap = (r: Rule): Rule => {
+    if (r.kind !== 'shell') return r;
+    const acc = { ns: 0n, calls: 0 };
+    cost.set(r.id, acc);
+    const timed: ShellRule = {
+      ...r,
+      match: (cmd, ctx, analysis) => {
+        const t0 = process.hrtime.bigint();
+        try {
+          return r.match(cmd, ctx, analysis);
+        } finally {
+          acc.ns += process.hrtime.bigint() - t0;
+          acc.calls++;
+        }
+      },
+    };
+    return timed;
+  };
+  for (const r of env.policy.rules) copies.set(r, wrap(r));
+  const profiled: ClassifierPolicy = {
+    rules: [...copies.values()],
+    allowOverrides: (env.policy.allowOverrides ?? []).map((o) => ({ ...o, rule: copies.get(o.rule) ?? o.rule })),
+  };
+  const analyzeUs = timeEach(commands, (c) => analyzeShell(c));
+  const plain = timeEach(commands, (c) => classifyShell(c, env.policy, env.ctx()));
+  for (const acc of cost.values()) Object.assign(acc, { ns: 0n, calls: 0 });
+  const t0 = process.hrtime.bigint();
+  for (const c of commands) classifyShell(c, profiled, env.ctx());
+  const totalNs = process.hrtime.bigint() - t0;
+  let rulesNs = 0n;
+  for (const acc of cost.values()) rulesNs += acc.ns;
+  const topRules = [...cost.entries()]
+    .filter(([, a]) => a.calls > 0)
+    .sort((a, b) => (b[1].ns > a[1].ns ? 1 : b[1].ns < a[1].ns ? -1 : 0))
+    .slice(0, 10)
+    .map(([id, a]) => ({ id, totalMs: Number(a.ns) / 1e6, calls: a.calls, usPerCall: Number(a.ns) / 1000 / a.calls }));
+  return { analyzeUs: summarize(analyzeUs), classifyUs: summarize(plain), rulesShare: totalNs > 0n ? Number(rulesNs) / Number(totalNs) : Number.NaN, topRules };
+}
+
+export interface StartupPair {
+  label: string;
+  /** Median wall milliseconds of the asimov process and of `node -e 0`, measured alternately. */
+  asimovMs: number;
+  nodeMs: number;
+  ratio: number;
+  rounds: number;
+  /** The exit statuses seen for the asimov process (0 allow, 2 deny, 3 ask; 1 would be an error). */
+  statuses: number[];
+  /** First stderr line of a failing run, if any. */
+  problem?: string;
+}
+
+function wallMs(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): { ms: number; status: number | null; stderr: string } {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, args, { cwd, env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, status: r.status, stderr: r.stderr ?? (r.error ? String(r.error) : '') };
+}
+
+/**
+ * `node <args>` against `node -e 0`, alternating which goes first each round (so neither always gets the warmer
+ * cache), after one untimed run of each.
+ */
+export function measureStartup(label: string, args: string[], env: BenchEnv, rounds: number, input?: string): StartupPair {
+  const asimov: number[] = [];
+  const node: number[] = [];
+  const statuses = new Set<number>();
+  let problem: string | undefined;
+  const runAsimov = (): void => {
+    const r = wallMs(args, env.project, env.childEnv, input);
+    asimov.push(r.ms);
+    statuses.add(r.status ?? -1);
+    if ((r.status === null || r.status === 1) && problem === undefined) problem = r.stderr.trim().split('\n')[0] ?? `exit ${String(r.status)}`;
+  };
+  const runNode = (): void => {
+    node.push(wallMs(['-e', '0'], env.project, env.childEnv).ms);
+  };
+  wallMs(args, env.project, env.childEnv, input);
+  wallMs(['-e', '0'], env.project, env.childEnv);
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) {
+      runAsimov();
+      runNode();
+    } else {
+      runNode();
+      runAsimov();
+    }
+  }
+  const a = median(asimov);
+  const n = median(node);
+  const pair: StartupPair = { label, asimovMs: a, nodeMs: n, ratio: a / n, rounds, statuses: [...statuses].sort() };
+  if (problem !== undefined) pair.problem = problem;
+  return pair;
+}
+
+export interface SpeedReport {
+  decisions?: DecisionSpeed;
+  breakdown?: TimeBreakdown;
+  decisionsSkipped?: string;
+  startup: StartupPair[];
+  startupSkipped?: string;
+  /** The launcher timed, relative to the repository. */
+  launcher?: string;
+}
+
+/** The `asimov` launcher named by package.json's `bin` (what `npx asimov` runs). */
+export function launcherPath(repoRoot: string): string | null {
+  try {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+    const rel = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.asimov;
+    return typeof rel === 'string' ? join(repoRoot, rel) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function runSpeed(env: BenchEnv, repoRoot: string, nl2bash: readonly string[] | null, rounds: number): SpeedReport {
+  const report: SpeedReport = { startup: [] };
+  if (nl2bash && nl2bash.length > 0) {
+    report.decisions = measureDecisions(env, nl2bash);
+    report.breakdown = breakdown(env, nl2bash);
+  } else report.decisionsSkipped = 'NL2Bash corpus absent';
+  const bin = launcherPath(repoRoot);
+  if (bin === null || !existsSync(bin)) {
+    report.startupSkipped = 'package.json names no `asimov` bin that exists';
+    return report;
+  }
+  if (!existsSync(join(repoRoot, 'dist'))) {
+    report.startupSkipped = 'dist/ is missing: run `npm run build` (npm run bench builds first)';
+    return report;
+  }
+  report.launcher = relative(repoRoot, bin);
+  const batchLine = `${JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: env.project })}\n`;
+  report.startup.push(measureStartup('check -- ls', [bin, 'check', '--', 'ls'], env, rounds));
+  report.startup.push(measureStartup("check -- 'git status && npm test'", [bin, 'check', '--', 'git status && npm test'], env, rounds));
+  report.startup.push(measureStartup('check --batch (one Bash line)', [bin, 'check', '--batch'], env, rounds, batchLine));
+  return report;
+}
+
+export function formatSpeed(r: SpeedReport): string {
+  const lines: string[] = [];
+  if (r.decisions) {
+    const s = r.decisions.us;
+    lines.push(`In-process decisions (decideStatic) over NL2Bash: ${s.n.toLocaleString('en-US')} calls after ${r.decisions.warmupRounds} warm-up rounds`);
+    lines.push(`  median ${formatUs(s.median)} · p90 ${formatUs(s.p90)} · p99 ${formatUs(s.p99)} · max ${formatUs(s.max)} · mean ${formatUs(s.mean)}`);
+    const b3 = r.decisions.bestOf3Us;
+    lines.push(`  each command's best of 3 passes: median ${formatUs(b3.median)} · p90 ${formatUs(b3.p90)} · p99 ${formatUs(b3.p99)} · max ${formatUs(b3.max)}`);
+    lines.push('  slowest (and the best of 5 re-runs):');
+    for (const x of r.decisions.slowest) lines.push(`    ${formatUs(x.us).padStart(10)} (${formatUs(x.retimedUs)})  ${preview(x.cmd, 80)}`);
+  } else lines.push(`In-process decisions: skipped (${r.decisionsSkipped ?? 'no input'})`);
+  if (r.breakdown) {
+    const b = r.breakdown;
+    lines.push(`  where the time goes (medians): analysis alone ${formatUs(b.analyzeUs.median)} (p99 ${formatUs(b.analyzeUs.p99)}) · analysis + rules ${formatUs(b.classifyUs.median)} (p99 ${formatUs(b.classifyUs.p99)}) · rules take ${(100 * b.rulesShare).toFixed(0)}% of classification${r.decisions ? ` · the gate around it (context, ids) ≈ ${formatUs(Math.max(0, r.decisions.us.median - b.classifyUs.median))}` : ''}`);
+    lines.push('  costliest rules over the corpus (total, calls, per call):');
+    for (const x of b.topRules) lines.push(`    ${formatMs(x.totalMs).padStart(9)}  ${String(x.calls).padStart(7)}  ${formatUs(x.usPerCall).padStart(9)}  ${x.id}`);
+  }
+  if (r.startupSkipped !== undefined) lines.push(`Process start: skipped (${r.startupSkipped})`);
+  else if (r.launcher !== undefined) lines.push(`Process start: node ${r.launcher} <args> against node -e 0, alternately`);
+  for (const p of r.startup) {
+    lines.push(
+      `Process start, ${p.label}: ${formatMs(p.asimovMs)} vs node -e 0 ${formatMs(p.nodeMs)} → ${p.ratio.toFixed(2)}× (medians of ${p.rounds} alternating rounds; exit ${p.statuses.join('/')})`,
+    );
+    if (p.problem !== undefined) lines.push(`  problem: ${p.problem}`);
+  }
+  return lines.join('\n');
+}
+
+export function speedSummaryRows(r: SpeedReport): SummaryRow[] {
+  const rows: SummaryRow[] = [];
+  if (r.decisions) {
+    rows.push(targetRow('speed', 'decision median (NL2Bash, in-process)', r.decisions.us.median, '<=', 30, formatUs));
+    rows.push(targetRow('speed', 'decision p99 (NL2Bash, in-process)', r.decisions.us.p99, '<=', 500, formatUs));
+    const b3 = r.decisions.bestOf3Us;
+    rows.push(infoRow('speed', 'decision median / p99, best of 3 passes per command', `${formatUs(b3.median)} / ${formatUs(b3.p99)}`));
+  } else rows.push(skipRow('speed', 'decision median/p99', r.decisionsSkipped ?? 'skipped'));
+  if (r.startupSkipped !== undefined) rows.push(skipRow('speed', 'process start vs node -e 0', 'not built'));
+  for (const p of r.startup) {
+    const metric = `process start ${p.label} / node -e 0`;
+    if (p.problem !== undefined) rows.push({ section: 'speed', metric, value: `error: ${p.problem}`.slice(0, 60), target: '≤ 1.50×', status: 'FAIL' });
+    else rows.push(targetRow('speed', metric, p.ratio, '<=', 1.5, (n) => `${n.toFixed(2)}×`));
+  }
+  return rows;
+}

@@ -1,0 +1,38 @@
+// Loads dist/cli.cjs with the V8 code cache that the build wrote beside it, so a process that starts
+// per tool call does not compile a megabyte of JavaScript every time. A missing, stale or rejected
+// cache only costs speed: the source is always what runs.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+const CLI = path.join(__dirname, '..', 'dist', 'cli.cjs');
+const CACHE = `${CLI}.cache`;
+
+/**
+ * V8 checks a code cache against the source's length only, so the cache also names the size and
+ * modification time of the source it was made from; any other source is compiled afresh.
+ */
+function cacheKey() {
+  const st = fs.statSync(CLI);
+  return `${st.size}:${Math.trunc(st.mtimeMs)}`;
+}
+
+/** Compile and evaluate dist/cli.cjs; returns its exports and the compiled script (to make a cache). */
+function loadCli() {
+  const source = fs.readFileSync(CLI, 'utf8');
+  let cachedData;
+  try {
+    if (fs.readFileSync(`${CACHE}-key`, 'utf8') === cacheKey()) cachedData = fs.readFileSync(CACHE);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: CLI, cachedData });
+  const mod = { exports: {}, filename: CLI, id: CLI, loaded: false };
+  const req = Module.createRequire(CLI);
+  script.runInThisContext()(mod.exports, req, mod, CLI, path.dirname(CLI));
+  return { cli: mod.exports, script, cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
+}
+
+module.exports = { loadCli, cacheKey, CLI, CACHE };

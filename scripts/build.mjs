@@ -1,0 +1,43 @@
+// Builds dist/: the CLI as one CommonJS file with a V8 code cache, the library as one ES module, and
+// type declarations. A hook process starts per tool call, so start-up time is part of every action an
+// agent takes: one CommonJS file skips Node's ES module loader, and the code cache skips compiling it.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
+
+// The CLI. Modules behind a dynamic import() are still only evaluated when that import runs.
+// Minified: less to read and to keep in memory at start-up; the source map keeps stack traces readable.
+await build({ ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
+  // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
+  define: { 'import.meta.url': '__asimovImportMetaUrl' },
+  banner: { js: "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+// The library, for `import { createGate } from 'asimov'`.
+await build({
+  ...common,
+  entryPoints: { index: 'src/index.ts' },
+  outdir: 'dist',
+  format: 'esm',
+  sourcemap: 'linked',
+  // CommonJS dependencies bundled into an ES module need a require() of their own.
+  banner: { js: "import { createRequire as __asimovCreateRequire } from 'node:module'; const require = __asimovCreateRequire(import.meta.url);" },
+});
+
+function run(args, what) {
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`build: ${what} failed`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+// The code cache: compile the CLI, run it on typical calls so the hot functions are compiled too, save.
+run(['scripts/warm-cache.cjs'], 'the code cache');
+
+// Type declarations for library users.
+run([createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], 'tsc');

@@ -1,0 +1,135 @@
+// `asimov check`: decide one call (exit 0 allow, 2 deny, 3 ask), or a stream of calls with --batch.
+
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { normalizeTool } from '../core/tools.ts';
+import type { Decision, ToolCall } from '../core/types.ts';
+import { createGate, type Gate, type GateOptions } from '../gate/gate.ts';
+import { callFromArgs } from './call-args.ts';
+import { EXIT, UsageError, type CliIO } from './io.ts';
+
+export const CHECK_HELP = `Usage:
+  asimov check [--cwd DIR] [--json] [--no-person] [--audit] -- <shell command>
+  asimov check [--cwd DIR] [--json] --tool <Name> --input '<json>'
+  asimov check --batch [--cwd DIR] [--no-person]     (JSON lines on stdin, one JSON line out per input)
+
+Exit status: 0 allow, 2 deny, 3 ask (a person must decide), 1 usage or internal error.
+--no-person   nobody can answer "ask" here, so soft_deny/unknown become deny
+--audit       also record the decision in the audit log
+`;
+
+export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      cwd: { type: 'string' },
+      json: { type: 'boolean' },
+      tool: { type: 'string' },
+      input: { type: 'string' },
+      batch: { type: 'boolean' },
+      'no-person': { type: 'boolean' },
+      audit: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(CHECK_HELP);
+    return EXIT.ok;
+  }
+  const personAvailable = !values['no-person'];
+  const gateOptions: GateOptions = { env: io.env, personAvailable };
+  if (!values.audit) gateOptions.audit = false; // a person's own check is not an agent's call
+  const gate = createGate(gateOptions);
+  if (values.batch) {
+    if (positionals.length > 0 || values.tool) throw new UsageError('--batch reads calls from stdin; give no command');
+    return runBatch(gate, io, resolve(io.cwd, values.cwd ?? '.'));
+  }
+  const call = callFromArgs({ tool: values.tool, input: values.input, cwd: values.cwd, command: positionals }, io.cwd);
+  const decision = await gate.decide(call);
+  if (values.json) io.out(`${JSON.stringify(decisionJson(decision))}\n`);
+  else io.out(formatDecision(decision));
+  return exitFor(decision);
+}
+
+export function exitFor(d: Decision): number {
+  if (d.layer === 'error' && d.errorCode === 'internal') return EXIT.error;
+  return d.verdict === 'allow' ? EXIT.allow : d.verdict === 'deny' ? EXIT.deny : EXIT.ask;
+}
+
+export function decisionJson(d: Decision): Record<string, unknown> {
+  return {
+    verdict: d.verdict,
+    tier: d.tier,
+    rule: d.rule,
+    reason: d.reason,
+    layer: d.layer,
+    findings: d.findings,
+    decision_id: d.decisionId,
+    ms: Math.round(d.ms * 1000) / 1000,
+    ...(d.errorCode ? { error_code: d.errorCode } : {}),
+  };
+}
+
+function formatDecision(d: Decision): string {
+  const head = `${d.verdict.toUpperCase()} (${d.tier}${d.rule ? `, ${d.rule}` : ''})`;
+  return `${head}: ${d.reason}\n`;
+}
+
+/** One batch input line -> the call it describes, or an error message. */
+export function callFromPayload(line: string, defaultCwd: string): ToolCall | string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(line);
+  } catch (e) {
+    return `malformed JSON: ${(e as Error).message}`;
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'each line must be a JSON object';
+  const p = payload as Record<string, unknown>;
+  const toolName = p.tool_name;
+  if (typeof toolName !== 'string' || toolName === '') return 'missing "tool_name" (a string)';
+  const input = p.tool_input ?? {};
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return '"tool_input" must be a JSON object';
+  const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? resolve(defaultCwd, p.cwd) : defaultCwd;
+  const norm = normalizeTool(toolName, input as Record<string, unknown>);
+  const call: ToolCall = { tool: norm.tool, clientTool: toolName, input: input as Record<string, unknown>, cwd, agent: 'batch' };
+  if (typeof p.session_id === 'string') call.sessionId = p.session_id;
+  if (typeof p.tool_use_id === 'string') call.callId = p.tool_use_id;
+  return call;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+async function runBatch(gate: Gate, io: CliIO, cwd: string): Promise<number> {
+  let pending: Buffer[] = [];
+  const handle = (bytes: Buffer): void => {
+    let line: string;
+    try {
+      line = decoder.decode(bytes);
+    } catch {
+      io.out(`${JSON.stringify({ verdict: 'deny', tier: 'unknown', rule: null, reason: 'input line is not valid UTF-8' })}\n`);
+      return;
+    }
+    if (line.trim() === '') return;
+    const call = callFromPayload(line, cwd);
+    if (typeof call === 'string') {
+      io.out(`${JSON.stringify({ verdict: 'deny', tier: 'unknown', rule: null, reason: `bad input line: ${call}` })}\n`);
+      return;
+    }
+    const d = gate.decideStatic(call);
+    io.out(`${JSON.stringify({ verdict: d.verdict, tier: d.tier, rule: d.rule, reason: d.reason })}\n`);
+  };
+  for await (const chunk of io.stdin()) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, start)) {
+      pending.push(buf.subarray(start, i));
+      handle(Buffer.concat(pending));
+      pending = [];
+      start = i + 1;
+    }
+    if (start < buf.length) pending.push(buf.subarray(start));
+  }
+  if (pending.length > 0) handle(Buffer.concat(pending));
+  return EXIT.ok;
+}

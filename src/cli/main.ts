@@ -1,0 +1,69 @@
+// The `asimov` command: reads the subcommand and hands over to its module. Modules load lazily, so
+// `asimov check` does not pay for the audit or policy-authoring code.
+
+import { describeError } from '../core/errors.ts';
+import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+
+export const VERSION = '0.1.0';
+
+const HELP = `asimov ${VERSION}: a firewall for the tool calls of AI coding agents
+
+Usage: asimov <command> [options]
+
+Deciding:
+  check     decide one call, or a stream of calls with --batch  (exit 0 allow, 2 deny, 3 ask)
+  explain   show the commands found, the rules that matched and the decision
+
+Policy:
+  init      write a commented starter .asimov/policy.yaml and .asimov/ground-rules.md
+  test      run the policy files' tests: sections
+  trust     trust the project policy's exact content so it may loosen rules
+  rules     list the built-in rules with their ids, tiers and reasons
+  policy    show the policy layers in effect, their trust and warnings
+
+Records:
+  audit     tail | stats | verify the audit log
+
+Run \`asimov <command> --help\` for a command's options.
+`;
+
+type Command = (argv: string[], io: CliIO) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  check: async () => (await import('./check.ts')).checkCommand,
+  explain: async () => (await import('./explain.ts')).explainCommand,
+  init: async () => (await import('./init.ts')).initCommand,
+  test: async () => (await import('./test-cmd.ts')).testCommand,
+  trust: async () => (await import('./trust.ts')).trustCommand,
+  rules: async () => (await import('./rules-cmd.ts')).rulesCommand,
+  policy: async () => (await import('./policy-cmd.ts')).policyCommand,
+  audit: async () => (await import('./audit-cmd.ts')).auditCommand,
+};
+
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(HELP);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    io.err(`asimov: unknown command '${name}'. Run 'asimov --help' for the list.\n`);
+    return EXIT.usage;
+  }
+  try {
+    const command = await load();
+    return await command(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`asimov ${name}: ${(e as Error).message}\nRun 'asimov ${name} --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    io.err(`asimov ${name}: ${describeError(e)}\n`);
+    return EXIT.error;
+  }
+}

@@ -1,0 +1,39 @@
+// `asimov rules`: the rules in effect, with ids, tiers and reasons; `--markdown` writes the rule reference.
+
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { createGate } from '../gate/gate.ts';
+import { recommended } from '../policy/rules/index.ts';
+import { rulesMarkdown } from '../policy/rules-doc.ts';
+import { EXIT, type CliIO } from './io.ts';
+
+export const RULES_HELP = `Usage: asimov rules [--cwd DIR] [--json | --markdown] [--builtin]
+
+Lists the rules in effect for DIR (built-in and custom, with tiers after every policy layer), or with
+--builtin the built-in pack as shipped. --markdown prints the rule reference (docs/rules.md).
+`;
+
+export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { cwd: { type: 'string' }, json: { type: 'boolean' }, markdown: { type: 'boolean' }, builtin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.out(RULES_HELP);
+    return EXIT.ok;
+  }
+  if (values.markdown) {
+    io.out(rulesMarkdown(recommended));
+    return EXIT.ok;
+  }
+  const rules = values.builtin ? recommended : createGate({ audit: false, env: io.env }).policyFor(resolve(io.cwd, values.cwd ?? '.')).rules;
+  const seen = new Set<string>();
+  const list = rules.filter((r) => !seen.has(r.id) && seen.add(r.id));
+  if (values.json) {
+    io.out(`${JSON.stringify(list.map((r) => ({ id: r.id, tier: r.tier, locked: r.locked === true, kind: r.kind, reason: r.reason, examples: r.examples })))}\n`);
+    return EXIT.ok;
+  }
+  const width = Math.max(...list.map((r) => r.id.length));
+  for (const r of list) io.out(`${r.id.padEnd(width)}  ${r.tier.padEnd(9)}${r.locked ? ' locked' : '       '}  ${r.reason}\n`);
+  return EXIT.ok;
+}

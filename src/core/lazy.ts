@@ -1,0 +1,43 @@
+// Node built-ins loaded on first use. A hook process starts per tool call and `node:crypto` alone costs
+// about 10 ms to load: a call that needs no hash (no audit, no policy file) should not pay for it.
+
+import { createRequire } from 'node:module';
+import type * as Crypto from 'node:crypto';
+
+declare const require: NodeJS.Require | undefined;
+
+/** A synchronous require in both forms the code runs in: the CommonJS bundle and ES modules (tests). */
+const nodeRequire: NodeJS.Require = typeof require === 'function' ? require : createRequire(import.meta.url);
+
+let crypto: typeof Crypto | undefined;
+
+export function lazyCrypto(): typeof Crypto {
+  crypto ??= nodeRequire('node:crypto') as typeof Crypto;
+  return crypto;
+}
+
+/** Hex sha256 of a string or bytes. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return lazyCrypto().createHash('sha256').update(data).digest('hex');
+}
+
+/**
+ * A unique id for a decision: a random per-process prefix and a counter, shaped like a UUID. An id needs
+ * to be unique, not secret, and this costs nothing per call (no node:crypto, no per-call randomness).
+ */
+let idPrefix: string | undefined;
+let idCounter = 0;
+export function randomId(): string {
+  if (idPrefix === undefined) {
+    let hex = '';
+    for (let i = 0; i < 20; i++) hex += Math.floor(Math.random() * 16).toString(16);
+    idPrefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-`;
+  }
+  idCounter++;
+  return idPrefix + idCounter.toString(16).padStart(12, '0');
+}
+
+/** Milliseconds since an arbitrary origin, without loading node:perf_hooks. */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}

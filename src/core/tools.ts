@@ -1,0 +1,181 @@
+// Client tool names and arguments, normalized: which kind of action a call is, and the command, paths and URLs in it.
+
+import type { ToolKind } from './types.ts';
+
+export interface NormalizedTool {
+  /** Our kind for the tool, or the client's raw name when it is not one we map (internal or unknown tools). */
+  tool: ToolKind | string;
+  /** True when the name was recognised (a mapped tool, or a known harmless internal tool). */
+  known: boolean;
+  /** For MCP tools: the server and the tool name on that server. */
+  mcp?: { server: string; tool: string };
+}
+
+/*
+ * Names per client (see notes/claude-code.md and notes/agent-clis.md):
+ * Claude Code: Bash, Write, Edit, MultiEdit, NotebookEdit, Read, NotebookRead, Glob, Grep, LS, WebFetch,
+ * WebSearch, mcp__<server>__<tool>. Gemini CLI / Qwen Code: run_shell_command, write_file, replace, read_file,
+ * read_many_files, list_directory, glob, search_file_content, web_fetch, google_web_search, mcp_<server>_<tool>.
+ * Codex: Bash / shell / exec_command / local_shell, apply_patch. Factory Droid: Execute, Create, Edit,
+ * ApplyPatch. Copilot CLI, OpenCode, Cline, Cursor: bash, write, edit, read, view, create, … (lower case).
+ */
+const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
+  // shell
+  ['Bash', 'shell'], ['run_shell_command', 'shell'], ['shell', 'shell'], ['exec_command', 'shell'],
+  ['local_shell', 'shell'], ['container.exec', 'shell'], ['Execute', 'shell'], ['bash', 'shell'],
+  ['execute', 'shell'], ['execute_command', 'shell'], ['run_terminal_cmd', 'shell'], ['run_command', 'shell'],
+  // write (create or overwrite a whole file)
+  ['Write', 'write'], ['write_file', 'write'], ['Create', 'write'], ['write', 'write'], ['create', 'write'],
+  ['create_file', 'write'], ['write_to_file', 'write'],
+  // edit (change part of a file)
+  ['Edit', 'edit'], ['MultiEdit', 'edit'], ['NotebookEdit', 'edit'], ['replace', 'edit'], ['edit', 'edit'],
+  ['multiedit', 'edit'], ['edit_file', 'edit'], ['str_replace', 'edit'], ['replace_in_file', 'edit'],
+  ['apply_patch', 'edit'], ['ApplyPatch', 'edit'], ['patch', 'edit'],
+  // read
+  ['Read', 'read'], ['NotebookRead', 'read'], ['read_file', 'read'], ['read_many_files', 'read'],
+  ['read', 'read'], ['view', 'read'],
+  // search: read-only listings and searches, local or on the web
+  ['Glob', 'search'], ['Grep', 'search'], ['LS', 'search'], ['list_directory', 'search'], ['glob', 'search'],
+  ['search_file_content', 'search'], ['grep', 'search'], ['ls', 'search'], ['list', 'search'],
+  ['list_files', 'search'], ['search_files', 'search'], ['codebase_search', 'search'],
+  ['WebSearch', 'search'], ['google_web_search', 'search'], ['web_search', 'search'], ['websearch', 'search'],
+  // fetch
+  ['WebFetch', 'fetch'], ['web_fetch', 'fetch'], ['webfetch', 'fetch'], ['fetch', 'fetch'],
+  // already normalized (the MCP proxy, the HTTP API and the CLI may send our own kinds)
+  ['mcp', 'mcp'],
+]);
+
+/**
+ * Clients' own tools that change nothing outside the agent's session: planning, to-do lists, sub-agents
+ * (whose own tool calls pass the gate again), reading a background shell's output. They keep their names
+ * and the `tool.internal` rule allows them. Not here on purpose: Gemini's `save_memory` (it writes the
+ * user's GEMINI.md, i.e. agent config).
+ */
+export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
+  'Task', 'Agent', 'TodoWrite', 'TodoRead', 'ExitPlanMode', 'EnterPlanMode', 'BashOutput', 'KillShell',
+  'KillBash', 'AskUserQuestion', 'SlashCommand', 'Skill', 'ListMcpResourcesTool', 'ReadMcpResourceTool',
+  'write_todos', 'update_plan', 'todowrite', 'todoread', 'task', 'view_image',
+]);
+
+export function normalizeTool(clientTool: string, input: Record<string, unknown> = {}): NormalizedTool {
+  const name = typeof clientTool === 'string' ? clientTool : String(clientTool);
+  const mcp = parseMcpName(name);
+  if (mcp) return { tool: 'mcp', known: true, mcp };
+  const kind = KIND_BY_NAME.get(name);
+  // Codex sends patches through its shell tool as `["apply_patch", "*** Begin Patch…"]`: that is an edit.
+  if (kind === 'shell' && isApplyPatchArgv(input)) return { tool: 'edit', known: true };
+  if (kind) return { tool: kind, known: true };
+  return { tool: name, known: INTERNAL_TOOLS.has(name) };
+}
+
+function isApplyPatchArgv(input: Record<string, unknown>): boolean {
+  const cmd = input && typeof input === 'object' ? input['command'] : undefined;
+  return Array.isArray(cmd) && cmd.length === 2 && (cmd[0] === 'apply_patch' || cmd[0] === 'applypatch') && typeof cmd[1] === 'string';
+}
+
+/**
+ * `mcp__<server>__<tool>` (Claude Code, Codex) or `mcp_<server>_<tool>` (Gemini CLI) into its parts.
+ * Claude's form splits at the first `__` after the prefix. Gemini's form is ambiguous when the server name
+ * has an underscore; it splits at the first `_`, since tool names (`read_file`) carry underscores far more
+ * often than server names do.
+ */
+export function parseMcpName(name: string): { server: string; tool: string } | null {
+  if (typeof name !== 'string') return null;
+  let m = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (m) return { server: m[1]!, tool: m[2]! };
+  if (name.startsWith('mcp__')) return null;
+  m = /^mcp_([^_]+)_(.+)$/.exec(name);
+  if (m) return { server: m[1]!, tool: m[2]! };
+  return null;
+}
+
+/** Characters that never need quoting in a POSIX shell word. */
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** One argv element as a POSIX shell word that means exactly that string. */
+export function shellQuote(s: string): string {
+  if (s !== '' && SAFE_WORD.test(s)) return s;
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The shell command of a shell tool call: `input.command` (or Codex's `cmd`) as a string, or an argv array
+ * joined with shell quoting (Codex sends `["bash", "-lc", "…"]`). Null when there is none or it is malformed.
+ */
+export function extractShellCommand(input: Record<string, unknown>): string | null {
+  if (!input || typeof input !== 'object') return null;
+  for (const key of ['command', 'cmd']) {
+    const v = input[key];
+    if (typeof v === 'string') return v;
+    if (Array.isArray(v)) {
+      if (v.length === 0 || !v.every((x): x is string => typeof x === 'string')) return null;
+      return v.map(shellQuote).join(' ');
+    }
+  }
+  return null;
+}
+
+/** Argument names that hold one file or directory path, across clients. */
+const PATH_KEYS = [
+  'file_path', 'filePath', 'path', 'notebook_path', 'absolute_path', 'dir_path', 'target_file', 'filename',
+  'source', 'destination', 'old_path', 'new_path',
+];
+/** Argument names that hold a list of paths. */
+const PATH_LIST_KEYS = ['paths', 'file_paths', 'files'];
+
+/**
+ * Every file path a file tool call touches: the usual path arguments, lists of paths, and the file
+ * headers of a patch (`*** Update File:`, `*** Add File:`, `*** Delete File:`, `*** Move to:`; or the
+ * `+++`/`---` lines of a git diff). Shell calls have none here: their paths come from shell analysis.
+ */
+export function extractPaths(tool: string, input: Record<string, unknown>): string[] {
+  if (!input || typeof input !== 'object' || tool === 'shell') return [];
+  const out: string[] = [];
+  const add = (p: unknown) => {
+    if (typeof p === 'string' && p !== '' && !out.includes(p)) out.push(p);
+  };
+  for (const k of PATH_KEYS) add(input[k]);
+  for (const k of PATH_LIST_KEYS) {
+    const v = input[k];
+    if (Array.isArray(v)) for (const p of v) add(typeof p === 'object' && p !== null ? (p as Record<string, unknown>)['path'] : p);
+  }
+  for (const v of Object.values(input)) {
+    if (typeof v === 'string') for (const p of patchPaths(v)) add(p);
+    else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') for (const p of patchPaths(x)) add(p);
+  }
+  return out;
+}
+
+/** File names in a Codex-style patch or a git diff; empty for any other text. */
+export function patchPaths(text: string): string[] {
+  const out: string[] = [];
+  if (text.includes('*** Begin Patch') || /^\*\*\* (Update|Add|Delete) File: /m.test(text)) {
+    for (const m of text.matchAll(/^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+?)\s*$/gm)) out.push(m[1]!);
+  } else if (/^diff --git /m.test(text) || /^--- .+\n\+\+\+ /m.test(text)) {
+    for (const m of text.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(.+?)\s*$/gm)) if (m[1] !== '/dev/null') out.push(m[1]!);
+  }
+  return [...new Set(out)];
+}
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
+
+/** Every URL a fetch call would fetch: `url`/`uri`/`href`, or, when none, the URLs written in `prompt` (Gemini's web_fetch). */
+export function extractUrls(input: Record<string, unknown>): string[] {
+  if (!input || typeof input !== 'object') return [];
+  const out: string[] = [];
+  for (const k of ['url', 'uri', 'href']) {
+    const v = input[k];
+    if (typeof v === 'string' && v !== '') out.push(v);
+  }
+  const urls = input['urls'];
+  if (Array.isArray(urls)) for (const u of urls) if (typeof u === 'string' && u !== '') out.push(u);
+  if (out.length === 0 && typeof input['prompt'] === 'string') {
+    for (const m of input['prompt'].matchAll(URL_IN_TEXT)) out.push(m[0].replace(/[.,;:!?]+$/, ''));
+  }
+  return [...new Set(out)];
+}
+
+/** The first URL of a fetch call, or null. */
+export function extractUrl(input: Record<string, unknown>): string | null {
+  return extractUrls(input)[0] ?? null;
+}

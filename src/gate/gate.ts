@@ -1,0 +1,170 @@
+// The gate pipeline (DESIGN §2): classify with the static policy, resolve the tier into a verdict,
+// record it. Every failure on the way becomes a deny that names its cause; nothing fails open.
+
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { nowMs, randomId } from '../core/lazy.ts';
+import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
+import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
+import { classify } from '../policy/classify.ts';
+import { createRuleContext } from '../policy/context.ts';
+import type { EffectivePolicy } from '../policy/layers.ts';
+import { loadPolicy, findProjectRoot } from '../policy/load.ts';
+import type { RuleContext } from '../policy/rule.ts';
+import { runExample } from '../policy/examples.ts';
+import { buildEvent } from '../audit/event.ts';
+import { createAuditWriter } from '../audit/writer.ts';
+
+export interface AuditSink {
+  append: (event: ReturnType<typeof buildEvent>) => unknown;
+}
+
+export interface GateOptions {
+  /** Home directory for `~` and the user policy; defaults to the OS's. */
+  home?: string;
+  /** A policy to use for every call instead of loading files (tests, embedding). */
+  policy?: EffectivePolicy;
+  /** Paths for the policy layers and the trust store (default: the standard locations). */
+  userPolicyPath?: string;
+  managedPolicyPath?: string;
+  trustStorePath?: string;
+  /** Where decisions are recorded: false for none, a path, or a sink; default: the standard audit log. */
+  audit?: false | string | AuditSink;
+  /** When the audit log cannot be written: deny the call (default) or only warn. */
+  auditRequired?: boolean;
+  /** Whether a person can answer `ask` (an interactive client); when not, ask becomes deny. Default true. */
+  personAvailable?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Injectable for tests. */
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export interface DecideOptions {
+  personAvailable?: boolean;
+}
+
+export interface Gate {
+  /** Decide one call. Never rejects: every failure is a deny. */
+  decide(call: ToolCall, opts?: DecideOptions): Promise<Decision>;
+  /** The static part only, synchronously (no judge). Never throws. */
+  decideStatic(call: ToolCall, opts?: DecideOptions): Decision;
+  /** Layer 1's classification with its policy and context, for `explain`. Throws on policy errors. */
+  inspect(call: ToolCall): { classification: Classification; policy: EffectivePolicy; ctx: RuleContext };
+  /** The policy that applies to a directory (loaded once per project root). Throws on policy errors. */
+  policyFor(cwd: string): EffectivePolicy;
+}
+
+export function createGate(options: GateOptions = {}): Gate {
+  const env = options.env ?? process.env;
+  const home = options.home ?? (env.HOME || homedir());
+  const now = options.now ?? (() => new Date());
+  const newId = options.newId ?? randomId;
+  const policies = new Map<string, EffectivePolicy>();
+  let sink: AuditSink | null | undefined;
+
+  const auditSink = (): AuditSink | null => {
+    if (sink !== undefined) return sink;
+    if (options.audit === false) sink = null;
+    else if (typeof options.audit === 'object') sink = options.audit;
+    else {
+      const writer = createAuditWriter(typeof options.audit === 'string' ? { path: options.audit, env } : { env });
+      sink = writer ?? null;
+    }
+    return sink;
+  };
+
+  const policyFor = (cwd: string, projectRoot?: string): EffectivePolicy => {
+    if (options.policy) return options.policy;
+    const root = projectRoot ?? findProjectRoot(cwd);
+    let p = policies.get(root);
+    if (!p) {
+      const opts: Parameters<typeof loadPolicy>[0] = { cwd, projectRoot: root, home, env, exampleRunner: runExample };
+      if (options.userPolicyPath !== undefined) opts.userPath = options.userPolicyPath;
+      if (options.managedPolicyPath !== undefined) opts.managedPath = options.managedPolicyPath;
+      if (options.trustStorePath !== undefined) opts.trustStorePath = options.trustStorePath;
+      p = loadPolicy(opts);
+      policies.set(root, p);
+    }
+    return p;
+  };
+
+  const inspect = (call: ToolCall) => {
+    const cwd = resolve(call.cwd);
+    const policy = policyFor(cwd, call.projectRoot);
+    const projectRoot = call.projectRoot ? resolve(call.projectRoot) : options.policy ? cwd : findProjectRoot(cwd);
+    const ctx = createRuleContext({
+      cwd,
+      projectRoot,
+      home,
+      allowedDomains: policy.allowedDomains,
+      defaultBranches: policy.defaultBranches,
+      protectedPaths: policy.protectedPaths,
+    });
+    return { classification: classify({ ...call, cwd }, policy, ctx), policy, ctx };
+  };
+
+  const decideStatic = (call: ToolCall, opts: DecideOptions = {}): Decision => {
+    const start = nowMs();
+    const decisionId = newId();
+    const personAvailable = opts.personAvailable ?? options.personAvailable ?? true;
+    let decision: Decision;
+    let policyHash: string | undefined;
+    try {
+      const { classification, policy } = inspect(call);
+      policyHash = policy.hash;
+      decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+    } catch (e) {
+      decision = errorDecision(e, decisionId, nowMs() - start);
+    }
+    return record(call, decision, policyHash);
+  };
+
+  const record = (call: ToolCall, decision: Decision, policyHash: string | undefined): Decision => {
+    let s: AuditSink | null;
+    try {
+      s = auditSink();
+      if (s) s.append(buildEvent(call, decision, { ts: now(), policyHash }));
+    } catch (e) {
+      if (options.auditRequired === false) return decision;
+      return {
+        ...decision,
+        verdict: 'deny',
+        layer: 'error',
+        reason: `The audit log could not be written, so the call is refused: ${describeError(e)}`,
+        errorCode: 'audit_io_error',
+      };
+    }
+    return decision;
+  };
+
+  return {
+    decide: async (call, opts) => decideStatic(call, opts),
+    decideStatic,
+    inspect,
+    policyFor: (cwd) => policyFor(resolve(cwd)),
+  };
+}
+
+/** DESIGN §2's resolution of a tier into a verdict, for the static layer alone. */
+export function resolveTier(c: Classification, personAvailable: boolean, decisionId: string, ms: number): Decision {
+  let verdict: Verdict;
+  let reason = c.reason;
+  if (c.tier === 'hard_deny') verdict = 'deny';
+  else if (c.tier === 'allow') verdict = 'allow';
+  else if (personAvailable) verdict = 'ask';
+  else {
+    verdict = 'deny';
+    reason = `${c.reason} (No person can answer here, so it is refused.)`;
+  }
+  return { verdict, tier: c.tier, rule: c.rule, reason, layer: 'static', ms, findings: c.findings, decisionId };
+}
+
+export function errorDecision(e: unknown, decisionId: string, ms: number): Decision {
+  const tier: Tier = 'unknown';
+  const isPolicy = e instanceof AsimovError && e.code.startsWith('policy_');
+  const reason = isPolicy
+    ? `The asimov policy is broken, so every call is refused until it is fixed: ${describeError(e)}`
+    : `asimov failed while checking this call, so it is refused: ${describeError(e)}`;
+  return { verdict: 'deny', tier, rule: null, reason, layer: 'error', ms, findings: [], decisionId, errorCode: errorCodeOf(e) };
+}

@@ -1,0 +1,197 @@
+// Layer 1's engine: runs the policy's rules over a tool call and combines what they find into one tier.
+// Rules are dispatched by program name, so a shell command costs only the rules that can match it.
+
+import picomatch from 'picomatch';
+import type { Classification, Finding, Tier, ToolCall } from '../core/types.ts';
+import { tierRank } from '../core/types.ts';
+import { extractShellCommand } from '../core/tools.ts';
+import { analyzeShell } from '../shell/unwrap.ts';
+import { programName } from '../shell/program.ts';
+import type { Analysis, SimpleCommand } from '../shell/types.ts';
+import type { Rule, RuleContext, RuleHit, RuleResult, ShellRule, ToolRule } from './rule.ts';
+
+/** What the engine needs from a policy: its rules with their effective tiers, and allow-exceptions. */
+export interface ClassifierPolicy {
+  readonly rules: readonly Rule[];
+  /** Allow rules that switch other rules off where they match (`overrides` in a policy file). */
+  readonly allowOverrides?: readonly { readonly rule: Rule; readonly overrides: readonly string[] }[];
+  /** Rule ids whose tier a policy file set: that tier stands, whatever grade the rule gives a hit. */
+  readonly overridden?: ReadonlyMap<string, unknown>;
+}
+
+/** Rules grouped for dispatch; built once per policy object. */
+interface RuleIndex {
+  byProgram: Map<string, ShellRule[]>;
+  anyProgram: ShellRule[];
+  byTool: Map<string, ToolRule[]>;
+  anyTool: ToolRule[];
+  overrides: Map<Rule, (id: string) => boolean>;
+  locked: Set<string>;
+  /** Rules whose tier comes from a policy file, not from the rule's own grading. */
+  fixedTier: Set<string>;
+}
+
+const indexCache = new WeakMap<ClassifierPolicy, RuleIndex>();
+
+function indexOf(policy: ClassifierPolicy): RuleIndex {
+  let idx = indexCache.get(policy);
+  if (idx) return idx;
+  idx = { byProgram: new Map(), anyProgram: [], byTool: new Map(), anyTool: [], overrides: new Map(), locked: new Set(), fixedTier: new Set(policy.overridden?.keys() ?? []) };
+  for (const rule of policy.rules) {
+    if (rule.deprecated) continue;
+    if (rule.locked) idx.locked.add(rule.id);
+    if (rule.kind === 'shell') {
+      if (!rule.programs) idx.anyProgram.push(rule);
+      else for (const p of rule.programs) push(idx.byProgram, p.toLowerCase(), rule);
+    } else if (!rule.tools) idx.anyTool.push(rule);
+    else for (const t of rule.tools) push(idx.byTool, t, rule);
+  }
+  for (const o of policy.allowOverrides ?? []) {
+    idx.overrides.set(o.rule, picomatch(o.overrides as string[]));
+  }
+  indexCache.set(policy, idx);
+  return idx;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/** Classify any tool call. Throws only on an internal bug (the gate turns that into a deny). */
+export function classify(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): Classification {
+  if (call.tool === 'shell') {
+    const command = extractShellCommand(call.input);
+    if (command === null) {
+      return unknownResult('tool.bad-input', 'The shell call has no command string to check.');
+    }
+    return classifyShell(command, policy, ctx).classification;
+  }
+  return classifyTool(call, policy, ctx);
+}
+
+/** The result of classifying a shell line, with the analysis for `explain`. */
+export interface ShellClassification {
+  classification: Classification;
+  analysis: Analysis;
+  /** Per command: its own tier and findings, in the order of analysis.commands. */
+  perCommand: { command: SimpleCommand; tier: Tier; findings: Finding[] }[];
+}
+
+export function classifyShell(command: string, policy: ClassifierPolicy, ctx: RuleContext): ShellClassification {
+  const analysis = analyzeShell(command);
+  if (analysis.status !== 'ok') {
+    return {
+      classification: unknownResult(`shell.${analysis.status.replace(/_/g, '-')}`, `The command could not be analysed safely (${analysis.message ?? analysis.status}); a person has to read it.`),
+      analysis,
+      perCommand: [],
+    };
+  }
+  if (analysis.commands.length === 0) {
+    return { classification: { tier: 'allow', findings: [], reason: 'Empty command: nothing runs.', rule: null }, analysis, perCommand: [] };
+  }
+  const idx = indexOf(policy);
+  const wrappers = new Set<number>();
+  for (const c of analysis.commands) if (c.wrappedBy !== undefined) wrappers.add(c.wrappedBy);
+
+  const perCommand: ShellClassification['perCommand'] = [];
+  const all: Finding[] = [];
+  let tier: Tier = 'allow';
+  let unknownReason: string | null = null;
+  for (const cmd of analysis.commands) {
+    const prog = programName(cmd);
+    const findings: Finding[] = [];
+    const matchedAllowOverrides: Rule[] = [];
+    const run = (rule: ShellRule): void => {
+      const hit = rule.match(cmd, ctx, analysis);
+      if (!hit) return;
+      findings.push(toFinding(rule, hit, cmd.text, idx));
+      if (idx.overrides.has(rule)) matchedAllowOverrides.push(rule);
+    };
+    if (prog !== null) for (const rule of idx.byProgram.get(prog) ?? []) run(rule);
+    for (const rule of idx.anyProgram) run(rule);
+
+    const kept = applyOverrides(findings, matchedAllowOverrides, idx);
+    let cmdTier: Tier;
+    if (kept.length > 0) {
+      cmdTier = kept.reduce<Tier>((t, f) => (tierRank(f.tier) > tierRank(t) ? f.tier : t), 'allow');
+    } else if (cmd.argv.length === 0 || wrappers.has(cmd.id)) {
+      // A bare assignment or redirection runs nothing; a wrapper is judged by what it wraps.
+      cmdTier = 'allow';
+    } else {
+      cmdTier = 'unknown';
+      unknownReason ??= prog === null
+        ? `The command name in \`${cmd.text}\` is only known at run time.`
+        : `asimov has no rule that knows \`${prog}\`; a person has to decide.`;
+    }
+    perCommand.push({ command: cmd, tier: cmdTier, findings: kept });
+    all.push(...kept);
+    if (tierRank(cmdTier) > tierRank(tier)) tier = cmdTier;
+  }
+  return { classification: combine(tier, all, unknownReason, analysis), analysis, perCommand };
+}
+
+function classifyTool(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): Classification {
+  const idx = indexOf(policy);
+  const findings: Finding[] = [];
+  const matchedAllowOverrides: Rule[] = [];
+  const run = (rule: ToolRule): void => {
+    const hit = rule.match(call, ctx);
+    if (!hit) return;
+    findings.push(toFinding(rule, hit, undefined, idx));
+    if (idx.overrides.has(rule)) matchedAllowOverrides.push(rule);
+  };
+  for (const rule of idx.byTool.get(call.tool) ?? []) run(rule);
+  if (call.clientTool && call.clientTool !== call.tool) for (const rule of idx.byTool.get(call.clientTool) ?? []) run(rule);
+  for (const rule of idx.anyTool) run(rule);
+  const kept = applyOverrides(findings, matchedAllowOverrides, idx);
+  if (kept.length === 0) {
+    return unknownResult(null, `asimov has no rule for the tool \`${call.clientTool ?? call.tool}\`; a person has to decide.`);
+  }
+  const tier = kept.reduce<Tier>((t, f) => (tierRank(f.tier) > tierRank(t) ? f.tier : t), 'allow');
+  return combine(tier, kept, null, undefined);
+}
+
+function applyOverrides(findings: Finding[], allowRules: Rule[], idx: RuleIndex): Finding[] {
+  if (allowRules.length === 0) return findings;
+  return findings.filter((f) => idx.locked.has(f.rule) || !allowRules.some((r) => r.id !== f.rule && idx.overrides.get(r)!(f.rule)));
+}
+
+function toFinding(rule: Rule, hit: RuleResult, fallbackSubject: string | undefined, idx: RuleIndex): Finding {
+  const h: RuleHit = typeof hit === 'object' && hit !== null ? hit : {};
+  // A rule may grade a hit below its own tier (hard for `/`, soft for `~/x`), but never above it, never when a
+  // policy file set the tier, and never for a locked rule.
+  let tier = rule.tier;
+  if (h.tier !== undefined && tierRank(h.tier) < tierRank(rule.tier) && !rule.locked && !idx.fixedTier.has(rule.id)) tier = h.tier;
+  const f: Finding = { rule: rule.id, tier, reason: h.reason ?? rule.reason };
+  const subject = h.subject ?? fallbackSubject;
+  if (subject !== undefined) f.subject = subject;
+  return f;
+}
+
+function combine(tier: Tier, findings: Finding[], unknownReason: string | null, analysis: Analysis | undefined): Classification {
+  const sorted = findings.slice().sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+  const top = sorted[0];
+  const result: Classification = { tier, findings: sorted, reason: '', rule: null };
+  if (top && top.tier === tier) {
+    result.reason = top.reason;
+    result.rule = top.rule;
+  } else if (tier === 'unknown') {
+    result.reason = unknownReason ?? 'Nothing in the policy decides this call; a person has to.';
+  } else {
+    result.reason = top?.reason ?? 'Allowed.';
+    result.rule = top?.rule ?? null;
+  }
+  if (tier === 'allow' && sorted.length > 0) result.reason = sorted.map((f) => f.reason).filter(unique).slice(0, 2).join(' ');
+  if (analysis) result.subjects = analysis.commands.map((c) => c.text);
+  return result;
+}
+
+function unique<T>(v: T, i: number, a: T[]): boolean {
+  return a.indexOf(v) === i;
+}
+
+function unknownResult(rule: string | null, reason: string): Classification {
+  return { tier: 'unknown', findings: [], reason, rule };
+}

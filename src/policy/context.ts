@@ -1,0 +1,298 @@
+// Builds the RuleContext a rule consults: path and URL classifiers, policy lists, the project's declared packages.
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { posix } from 'node:path';
+import { AsimovError } from '../core/errors.ts';
+import type { RuleContext } from './rule.ts';
+import { createPathClassifier, type PathInfo } from './paths.ts';
+import { createUrlClassifier, type UrlInfo } from './urls.ts';
+
+export interface RuleContextOptions {
+  cwd: string;
+  /** Defaults to cwd. */
+  projectRoot?: string;
+  /** Defaults to os.homedir(). */
+  home?: string;
+  allowedDomains?: readonly string[];
+  /** Defaults to `main` and `master`. */
+  defaultBranches?: readonly string[];
+  protectedPaths?: readonly string[];
+  /** Defaults to os.tmpdir(). */
+  tmpdir?: string;
+  /** Directories counted as temp (see PathClassifierOptions.tempDirs). */
+  tempDirs?: readonly string[];
+}
+
+export const DEFAULT_BRANCHES: readonly string[] = ['main', 'master'];
+
+/**
+ * A fresh context for one call. Classifiers are not shared between calls on purpose: their realpath
+ * caches must not outlive the call, or a symlink created by one call would be missed by the next.
+ * Throws AsimovError('bad_input') when cwd/projectRoot/home are not absolute paths.
+ */
+export function createRuleContext(opts: RuleContextOptions): RuleContext {
+  const cwd = opts.cwd;
+  const projectRoot = opts.projectRoot ?? cwd;
+  const home = opts.home ?? homedir();
+  // Built on first use: many calls (`git status`, `npm test`) never classify a path or a URL.
+  let pathClassifier: ((p: string) => PathInfo) | undefined;
+  const makePathClassifier = () =>
+    createPathClassifier({
+      cwd,
+      projectRoot,
+      home,
+      protectedPaths: opts.protectedPaths ?? [],
+      ...(opts.tmpdir !== undefined ? { tmpdir: opts.tmpdir } : {}),
+      ...(opts.tempDirs !== undefined ? { tempDirs: opts.tempDirs } : {}),
+    });
+  for (const [key, v] of [['cwd', cwd], ['projectRoot', projectRoot], ['home', home]] as const) {
+    if (typeof v !== 'string' || !v.startsWith('/')) {
+      throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
+    }
+  }
+  // Shared, not copied: a context is built per call, and rules only read these lists.
+  const allowedDomains: readonly string[] = opts.allowedDomains ?? [];
+  let urlClassifier: ((u: string) => UrlInfo) | undefined;
+  let declared: ReadonlySet<string> | undefined | null = null;
+  return {
+    cwd,
+    projectRoot,
+    home,
+    path: (p: string) => (pathClassifier ??= makePathClassifier())(p),
+    // URLs involve no file system, so their classifier is shared by every context with the same domains.
+    url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
+    allowedDomains,
+    defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
+    declaredPackages() {
+      if (declared === null) declared = readDeclaredPackages(projectRoot);
+      return declared;
+    },
+  };
+}
+
+const urlClassifiers = new Map<string, (u: string) => UrlInfo>();
+
+function sharedUrlClassifier(allowedDomains: readonly string[]): (u: string) => UrlInfo {
+  const key = allowedDomains.join('\n');
+  let c = urlClassifiers.get(key);
+  if (!c) {
+    if (urlClassifiers.size > 64) urlClassifiers.clear();
+    c = createUrlClassifier({ allowedDomains });
+    urlClassifiers.set(key, c);
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Declared packages. Parsed per manifest file and cached by (path, mtime, size) across contexts, because
+// the manifests rarely change while an agent works and a context is built for every call.
+
+interface CacheEntry {
+  mtimeMs: number;
+  size: number;
+  names: string[] | null;
+}
+const manifestCache = new Map<string, CacheEntry>();
+
+type Parser = (text: string) => string[] | null;
+
+const MANIFESTS: ReadonlyArray<[string, Parser]> = [
+  ['package.json', parsePackageJson],
+  ['pyproject.toml', parsePyproject],
+  ['Pipfile', parsePipfile],
+  ['Cargo.toml', parseCargoToml],
+  ['go.mod', parseGoMod],
+  ['Gemfile', parseGemfile],
+];
+
+/**
+ * Lower-cased names of the packages the project declares, from package.json, requirements*.txt,
+ * pyproject.toml, Pipfile, Cargo.toml, go.mod and Gemfile at the project root. Python names are also
+ * given in PEP 503 normal form (`Foo_Bar` -> `foo-bar`). Undefined when no manifest could be read.
+ */
+export function readDeclaredPackages(projectRoot: string): ReadonlySet<string> | undefined {
+  const files: Array<[string, Parser]> = MANIFESTS.map(([f, p]) => [posix.join(projectRoot, f), p]);
+  try {
+    for (const name of readdirSync(projectRoot)) {
+      if (/^requirements.*\.txt$/i.test(name)) files.push([posix.join(projectRoot, name), parseRequirements]);
+    }
+  } catch {
+    return undefined;
+  }
+  let found = false;
+  const out = new Set<string>();
+  for (const [file, parse] of files) {
+    const names = readManifest(file, parse);
+    if (names === null) continue;
+    found = true;
+    for (const n of names) out.add(n);
+  }
+  return found ? out : undefined;
+}
+
+function readManifest(file: string, parse: Parser): string[] | null {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile() || st.size > 4 * 1024 * 1024) return null;
+  const hit = manifestCache.get(file);
+  if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.names;
+  let names: string[] | null;
+  try {
+    names = parse(readFileSync(file, 'utf8'));
+  } catch {
+    names = null;
+  }
+  manifestCache.set(file, { mtimeMs: st.mtimeMs, size: st.size, names });
+  return names;
+}
+
+function pyNames(name: string): string[] {
+  const lower = name.trim().toLowerCase();
+  if (!lower) return [];
+  const norm = lower.replace(/[-_.]+/g, '-');
+  return norm === lower ? [lower] : [lower, norm];
+}
+
+/** The distribution name at the start of a PEP 508 requirement (`foo[bar]>=1; python_version<"3"`). */
+function requirementName(req: string): string | null {
+  const m = /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(req);
+  return m ? m[1]! : null;
+}
+
+function parsePackageJson(text: string): string[] | null {
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  if (typeof pkg !== 'object' || pkg === null) return null;
+  const out: string[] = [];
+  for (const key of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
+    const deps = pkg[key];
+    if (deps && typeof deps === 'object') out.push(...Object.keys(deps).map((k) => k.toLowerCase()));
+  }
+  for (const key of ['bundledDependencies', 'bundleDependencies']) {
+    const deps = pkg[key];
+    if (Array.isArray(deps)) out.push(...deps.filter((d): d is string => typeof d === 'string').map((d) => d.toLowerCase()));
+  }
+  return out;
+}
+
+function parseRequirements(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (!line || line.startsWith('-') || line.includes('://')) continue;
+    const name = requirementName(line);
+    if (name) out.push(...pyNames(name));
+  }
+  return out;
+}
+
+/** The sections of a TOML file as [header, lines] pairs (no TOML parser among our dependencies). */
+function tomlSections(text: string): Array<[string, string[]]> {
+  const out: Array<[string, string[]]> = [['', []]];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/\s#.*$/, '').trim();
+    const header = /^\[\[?\s*([^\]]+?)\s*\]\]?$/.exec(line);
+    if (header) out.push([header[1]!.replace(/["']/g, ''), []]);
+    else if (line) out[out.length - 1]![1].push(line);
+  }
+  return out;
+}
+
+/** Keys of `key = value` lines (Cargo, Poetry, Pipfile dependency tables). */
+function tableKeys(lines: string[]): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = /^["']?([A-Za-z0-9_.-]+)["']?\s*=/.exec(l);
+    if (m) out.push(m[1]!);
+  }
+  return out;
+}
+
+/** Every quoted string in the arrays of a section (PEP 621 `dependencies = [...]`, optional groups). */
+function quotedStrings(lines: string[], onlyKey?: string): string[] {
+  const out: string[] = [];
+  let inArray = onlyKey === undefined;
+  let depth = 0;
+  for (const l of lines) {
+    let rest = l;
+    if (onlyKey !== undefined && depth === 0) {
+      const m = new RegExp(`^${onlyKey}\\s*=\\s*(.*)$`).exec(l);
+      if (!m) continue;
+      inArray = true;
+      rest = m[1]!;
+    }
+    if (!inArray) continue;
+    for (const s of rest.matchAll(/"([^"]*)"|'([^']*)'/g)) out.push(s[1] ?? s[2] ?? '');
+    depth += (rest.match(/\[/g) ?? []).length - (rest.match(/\]/g) ?? []).length;
+    if (onlyKey !== undefined && depth <= 0) {
+      depth = 0;
+      inArray = false;
+    }
+  }
+  return out;
+}
+
+function parsePyproject(text: string): string[] {
+  const out: string[] = [];
+  for (const [header, lines] of tomlSections(text)) {
+    let reqs: string[] = [];
+    if (header === 'project') reqs = quotedStrings(lines, 'dependencies');
+    else if (header === 'project.optional-dependencies' || header === 'dependency-groups') reqs = quotedStrings(lines);
+    else if (/^tool\.poetry(\.group\.[^.]+)?\.(dev-)?dependencies$/.test(header)) {
+      out.push(...tableKeys(lines).filter((k) => k !== 'python').flatMap(pyNames));
+    }
+    for (const r of reqs) {
+      const name = requirementName(r);
+      if (name) out.push(...pyNames(name));
+    }
+  }
+  return out;
+}
+
+function parsePipfile(text: string): string[] {
+  const out: string[] = [];
+  for (const [header, lines] of tomlSections(text)) {
+    if (header === 'packages' || header === 'dev-packages') out.push(...tableKeys(lines).flatMap(pyNames));
+  }
+  return out;
+}
+
+function parseCargoToml(text: string): string[] {
+  const out: string[] = [];
+  for (const [header, lines] of tomlSections(text)) {
+    const dotted = /^(?:target\..+\.|workspace\.)?(?:dev-|build-)?dependencies(?:\.(.+))?$/.exec(header);
+    if (!dotted) continue;
+    if (dotted[1]) out.push(dotted[1].toLowerCase());
+    else out.push(...tableKeys(lines).map((k) => k.toLowerCase()));
+  }
+  return out;
+}
+
+function parseGoMod(text: string): string[] {
+  const out: string[] = [];
+  let inBlock = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/\/\/.*$/, '').trim();
+    if (inBlock) {
+      if (line === ')') inBlock = false;
+      else if (line) out.push(line.split(/\s+/)[0]!.toLowerCase());
+      continue;
+    }
+    if (/^require\s*\($/.test(line)) inBlock = true;
+    else {
+      const m = /^require\s+(\S+)/.exec(line);
+      if (m) out.push(m[1]!.toLowerCase());
+    }
+  }
+  return out;
+}
+
+function parseGemfile(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*gem\s+["']([^"']+)["']/gm)) out.push(m[1]!.toLowerCase());
+  return out;
+}

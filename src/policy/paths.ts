@@ -1,0 +1,688 @@
+// Path classification: where a path points, relative to the project, the home directory and the system.
+
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir as osTmpdir } from 'node:os';
+import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import picomatch from 'picomatch';
+import { AsimovError } from '../core/errors.ts';
+
+export type PathClass =
+  | 'root'            // exactly `/`
+  | 'system'          // /etc, /usr, /bin, /sbin, /lib*, /boot, /var (not /var/tmp), /opt, /srv, /sys, /proc, /snap, macOS /System /Library /Applications /private/etc
+  | 'device'          // a block/char device other than the harmless ones (/dev/sda, /dev/nvme0n1, /dev/mem…)
+  | 'null-device'     // /dev/null, /dev/zero, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/*, /dev/random, /dev/urandom
+  | 'home-root'       // exactly the home directory
+  | 'home'            // under the home directory (and not inside the project)
+  | 'credentials'     // credential stores and secrets files, anywhere (~/.ssh, ~/.aws, .env, *.pem, …)
+  | 'shell-init'      // ~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile…
+  | 'persistence'     // authorized_keys, sudoers, cron, systemd units, launchd agents, git hooks dirs outside project
+  | 'agent-config'    // .claude/, CLAUDE.md, .gemini/, .codex/, .cursor/, .mcp.json, hook configs…
+  | 'asimov-config'   // .asimov/, ~/.config/asimov/, /etc/asimov/
+  | 'git-internals'   // <project>/.git/ (config, hooks)
+  | 'project'         // inside the project root (the root itself included)
+  | 'project-root'    // exactly the project root
+  | 'build-artifact'  // inside the project under node_modules, dist, build, coverage, …
+  | 'temp'            // /tmp, /var/tmp, $TMPDIR
+  | 'outside'         // not inside the project and not temp
+  | 'protected'       // matched by the policy's protected paths
+  | 'dynamic';        // cannot be resolved statically ($VAR, $(…), glob in a parent component)
+
+export interface PathInfo {
+  /** The path as given. */
+  input: string;
+  /** Absolute, normalized (`..` and `.` resolved, `~` expanded, symlinks resolved where they exist); null when dynamic. */
+  abs: string | null;
+  classes: ReadonlySet<PathClass>;
+}
+
+/*
+ * How the classifier decides (the choices the brief left open are marked DECIDED):
+ *
+ * - Expansion: `~`, `~/x`, `~+` (bash's $PWD), `~root`, `$HOME`/`${HOME}`, `$PWD`/`${PWD}`, `$TMPDIR`/`${TMPDIR}`.
+ *   DECIDED: `~name` for any other user (and `~-`) is dynamic (abs null) with classes `home` + `outside`, and
+ *   the rest of the path is classified as if relative to a home directory (`~bob/.ssh/id_rsa` is `credentials`).
+ *   We do not guess /home/bob: the account database is not ours to read and the guess would be wrong on macOS.
+ * - Any other `$` or backtick makes the path dynamic. What is still known is kept: the literal head before the
+ *   first unknown component contributes the classes of "something inside that directory" (`/etc/$X` is
+ *   `system`), and the literal tail after the last unknown component contributes the name-based classes
+ *   (`$X/.ssh/id_rsa` is `credentials`, `$X/.claude/settings.json` is `agent-config`). A relative path that
+ *   starts with a variable (`$X/a`) has no known head: the variable may hold an absolute path.
+ * - Globs (`*`, `?`, `[…]`, extglob): in the last component only, the path is the directory's content
+ *   (`/etc/*` is `system`) plus the classes of well-known sensitive names the pattern can match
+ *   (`~/.bash*` is `shell-init`, `*.pem` is `credentials`). DECIDED: a pattern made only of `*`/`?` is not
+ *   probed against those names (else `cat *` in every project would read as credentials), but such a
+ *   pattern, and `.*`, takes the directory's exact classes: `/*` is `root`, `~/*` is `home-root`, `./*` is
+ *   `project-root` (all of a directory's entries are as much as the directory). A glob in a higher
+ *   component is dynamic.
+ * - Symlinks: the deepest existing ancestor is canonicalized with realpath and the rest appended. Placement
+ *   classes (project, outside, home, temp, build-artifact…) come from the resolved path only: that is where
+ *   the bytes land. Every other class is the union of the lexical and the resolved path's classes (a link
+ *   named `.claude/x` stays agent-config even when it points into the project).
+ * - Name classes (credentials, agent-config, shell-init…) match case-insensitively: on macOS and Windows
+ *   `claude.md` is the same file as `CLAUDE.md`. Placement (project, home) is compared exactly.
+ * - `system` is not given to paths inside the project, the home directory or a temp dir when those lie
+ *   below a system prefix (a project in /srv/app or /usr/src/app, a home in /var/lib/jenkins), unless that
+ *   root is itself `/` or a system prefix.
+ * - Protected globs: `~` expands to home; a pattern without `/` matches the base name at any depth; other
+ *   relative patterns are anchored at the project root; a pattern also protects everything under what it
+ *   names. Dynamic paths are never `protected` (they are `dynamic`, which no rule allows).
+ * - /dev and /proc are classified lexically only (realpath of /dev/stdout is a pipe or a tty, not a file).
+ */
+
+export interface PathClassifierOptions {
+  /** Directory relative paths resolve against. Absolute. */
+  cwd: string;
+  /** Root of the project. Absolute. */
+  projectRoot: string;
+  /** The user's home directory. Absolute. */
+  home: string;
+  /** Globs from the policy whose matches are `protected`. */
+  protectedPaths?: readonly string[];
+  /** The temp directory ($TMPDIR); defaults to os.tmpdir(). */
+  tmpdir?: string;
+  /**
+   * Every directory counted as `temp`. Defaults to /tmp, /var/tmp, /private/tmp, /private/var/tmp, /dev/shm
+   * and `tmpdir`. (Tests that build a fake machine under /tmp set it, so that /tmp is not temp there.)
+   */
+  tempDirs?: readonly string[];
+}
+
+export type PathClassifier = (p: string) => PathInfo;
+
+/** Classes that say where a path is placed, taken from the resolved path only. */
+export const PLACEMENT_CLASSES: ReadonlySet<PathClass> = new Set<PathClass>([
+  'project', 'project-root', 'build-artifact', 'temp', 'home', 'home-root', 'outside',
+]);
+
+/** Longer inputs are not paths any system accepts (PATH_MAX is 4096): dynamic, never resolved. */
+const MAX_PATH_CHARS = 4096;
+/** Results cached per classifier instance (a call classifies the same few paths several times). */
+const MAX_CACHE = 1024;
+/** Symlinks followed by hand (dangling ones) before giving up, as the kernel's own limit (40). */
+const MAX_LINK_HOPS = 40;
+
+/** A name no pattern matches: classifying `dir/<this>` gives the classes of "something inside dir". */
+const CHILD = '\u0001asimov-child\u0001';
+
+/** Component-aware containment: `/proj` contains `/proj` and `/proj/a`, never `/proj-evil`. */
+export function isWithin(parent: string, child: string): boolean {
+  if (parent === '/') return child.startsWith('/');
+  return child === parent || (child.startsWith(parent) && child.charCodeAt(parent.length) === 47 /* / */);
+}
+
+/** `child` relative to `parent` ('' when equal), or null when not within it. */
+function relWithin(parent: string, child: string): string | null {
+  if (!isWithin(parent, child)) return null;
+  if (child === parent) return '';
+  return parent === '/' ? child.slice(1) : child.slice(parent.length + 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The lists. Home patterns are relative to a home directory, absolute patterns to `/`: picomatch globs
+// (dot: true, nocase: true), where `dir/**` also matches `dir` itself. "Anywhere" entries are runs of whole
+// path components found at any depth (`.github/hooks` matches `/a/.github/hooks/x`), compared without case.
+
+type NameClass = 'credentials' | 'shell-init' | 'persistence' | 'agent-config' | 'asimov-config';
+
+interface NameSpec {
+  home?: string[];
+  /** Home paths the `home` patterns would match that do not belong to the class. */
+  homeExcept?: string[];
+  abs?: string[];
+  anywhere?: string[];
+}
+
+
+const BROWSER_SECRETS = '{Login Data*,Cookies,Web Data,logins.json,key3.db,key4.db,cookies.sqlite}';
+
+const NAME_SPECS: Record<NameClass, NameSpec> = {
+  credentials: {
+    home: [
+      '.ssh/**', '.aws/**', '.gnupg/**', '.config/gcloud/**', '.azure/**', '.kube/config', '.docker/config.json',
+      '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.git-credentials', '.config/gh/hosts.yml', '.config/hub',
+      '.cargo/credentials*', '.terraform.d/credentials*', 'Library/Keychains/**', '.password-store/**',
+      '.local/share/keyrings/**', '.gemini/oauth_creds.json', '.codex/auth.json',
+      `.config/{google-chrome,chromium,BraveSoftware,microsoft-edge,vivaldi,opera}/**/${BROWSER_SECRETS}`,
+      `.mozilla/firefox/**/${BROWSER_SECRETS}`,
+      `Library/Application Support/{Google/Chrome,Chromium,BraveSoftware,Microsoft Edge,Firefox}/**/${BROWSER_SECRETS}`,
+      'Library/Cookies/**',
+    ],
+    // Public keys are meant to be handed out ("print my public key for GitHub").
+    homeExcept: ['.ssh/*.pub'],
+    abs: [
+      '/etc/shadow*', '/etc/gshadow*', '/etc/master.passwd', '/etc/sudoers*', '/etc/sudoers.d/**',
+      '/etc/ssh/ssh_host_*_key', '/etc/ssl/private/**', '/proc/*/environ',
+    ],
+    anywhere: ['.password-store'],
+  },
+  'shell-init': {
+    home: [
+      '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile',
+      '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.config/fish/**', '.config/powershell/**',
+    ],
+    abs: [
+      '/etc/profile', '/etc/profile.d/**', '/etc/bash.bashrc', '/etc/bashrc', '/etc/zsh/**', '/etc/zshrc',
+      '/etc/zshenv', '/etc/zprofile', '/etc/zlogin', '/etc/environment',
+    ],
+  },
+  persistence: {
+    home: [
+      '.ssh/authorized_keys*', '.ssh/rc', '.config/systemd/**', 'Library/LaunchAgents/**', '.config/autostart/**',
+      '.gitconfig', '.config/git/config',
+    ],
+    abs: [
+      '/etc/sudoers*', '/etc/sudoers.d/**', '/etc/cron*', '/etc/cron*/**', '/var/spool/cron/**', '/var/at/**',
+      '/usr/lib/cron/**', '/etc/systemd/**', '/lib/systemd/**', '/usr/lib/systemd/**', '/etc/init.d/**',
+      '/etc/rc.local', '/etc/ld.so.preload', '/etc/xdg/autostart/**', '/etc/pam.d/**', '/etc/ssh/sshd_config*',
+      '/etc/gitconfig', '/Library/LaunchAgents/**', '/Library/LaunchDaemons/**',
+    ],
+  },
+  'agent-config': {
+    home: ['.config/opencode/**', '.cline/**', '.codeium/**', '.claude.json*', '.config/goose/**', '.grok/**'],
+    abs: [
+      '/etc/claude-code/**', '/Library/Application Support/ClaudeCode/**', '/etc/gemini-cli/**', '/etc/codex/**',
+      '/etc/cursor/**',
+    ],
+    anywhere: [
+      '.claude', 'CLAUDE.md', 'CLAUDE.local.md', '.gemini', 'GEMINI.md', '.codex', 'AGENTS.md', 'AGENTS.override.md',
+      '.cursor', '.cursorrules', '.windsurf', '.windsurfrules', '.github/copilot-instructions.md',
+      '.github/instructions', '.github/hooks', '.copilot', '.qwen', 'QWEN.md', '.factory', '.kimi', '.mcp.json',
+      '.vscode/mcp.json', '.clinerules', '.opencode', 'opencode.json', 'opencode.jsonc',
+    ],
+  },
+  'asimov-config': {
+    home: ['.config/asimov/**', '.local/state/asimov/**'],
+    abs: ['/etc/asimov/**'],
+    anywhere: ['.asimov'],
+  },
+};
+
+/** Secrets recognised by their base name alone, anywhere (lower-cased base name in). */
+function isSecretBasename(b: string): boolean {
+  if (b === '.env') return true;
+  if (b.startsWith('.env.')) return !ENV_NOT_SECRET.has(b.slice(5));
+  if (SECRET_NAMES.has(b)) return true;
+  if (SECRET_SUFFIXES.some((s) => b.endsWith(s) && b.length > s.length)) return true;
+  if (/^id_(rsa|dsa|ecdsa|ed25519)(_sk)?/.test(b)) return !b.endsWith('.pub');
+  return b.includes('secret') && /\.(json|ya?ml)$/.test(b);
+}
+const ENV_NOT_SECRET = new Set(['example', 'sample', 'template', 'dist']);
+const SECRET_NAMES = new Set([
+  'credentials.json', '.credentials.json', '.htpasswd', '.vault-token', '.pgpass', '.git-credentials', '.netrc',
+]);
+const SECRET_SUFFIXES = ['.pem', '.key', '.p12', '.pfx', '.keystore', '.jks'];
+
+/** Names a last-component glob is tried against: the sensitive names it might expand to. */
+const GLOB_PROBES = [
+  '.env', '.env.local', '.env.production', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'server.pem', 'server.key',
+  'cert.p12', 'cert.pfx', 'credentials.json', '.netrc', '.npmrc', '.pypirc', '.git-credentials', '.bashrc',
+  '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.gitconfig', '.ssh',
+  '.aws', '.gnupg', '.kube', '.docker', '.azure', '.claude', '.claude.json', 'CLAUDE.md', 'AGENTS.md',
+  'GEMINI.md', '.gemini', '.codex', '.cursor', '.mcp.json', '.asimov', '.git', 'authorized_keys', 'shadow',
+  'gshadow', 'sudoers', 'sudoers.d', 'crontab', 'cron.d', 'profile', 'profile.d', 'bash.bashrc', 'systemd',
+  'Login Data', 'Cookies', 'logins.json', 'environ',
+];
+
+const SYSTEM_PREFIXES = [
+  '/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/var', '/opt', '/srv',
+  '/sys', '/proc', '/snap', '/system', '/library', '/applications', '/private/etc', '/private/var',
+];
+
+const NULL_DEVICES = new Set([
+  '/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/stdin', '/dev/stdout',
+  '/dev/stderr', '/dev/tty', '/proc/self/fd/0', '/proc/self/fd/1', '/proc/self/fd/2',
+]);
+
+const FIXED_TEMP_ROOTS = ['/tmp', '/var/tmp', '/private/tmp', '/private/var/tmp', '/dev/shm'];
+
+/** Directory names whose content is regenerated by tools (component-aware, at any depth in the project). */
+const BUILD_DIRS = new Set([
+  'node_modules', 'dist', 'build', 'out', 'coverage', 'target', '.next', '.nuxt', '.svelte-kit', '.cache',
+  '.turbo', '.parcel-cache', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.venv',
+  'venv', '.gradle',
+]);
+
+/** Other users' home directories, whose content is classified like ours (`/root/.ssh/authorized_keys`). */
+const OTHER_HOME = /^(?:\/root|\/var\/root|\/home\/[^/]+|\/Users\/[^/]+)(?=\/|$)/;
+
+const PM_NAMES = { dot: true, nocase: true } as const;
+
+interface Compiled {
+  cls: NameClass;
+  home: ((rel: string) => boolean) | null;
+  homeExcept: ((rel: string) => boolean) | null;
+  abs: ((abs: string) => boolean) | null;
+  anywhere: ((comps: readonly string[]) => boolean) | null;
+}
+
+/** One regular expression for a list of globs: far cheaper to test than picomatch's per-pattern matchers. */
+function compileGlobs(list: readonly string[], opts: { dot: boolean; nocase?: boolean }): (s: string) => boolean {
+  const sources = list.map((g) => `(?:${picomatch.makeRe(g, opts).source})`);
+  const re = new RegExp(sources.join('|'), opts.nocase ? 'i' : '');
+  return (s) => re.test(s);
+}
+
+/** A matcher for runs of components (lower-cased) found anywhere in a lower-cased component list. */
+function componentRuns(list: readonly string[]): (comps: readonly string[]) => boolean {
+  const runs = list.map((r) => r.toLowerCase().split('/'));
+  const firsts = new Set(runs.map((r) => r[0]!));
+  return (comps) => {
+    for (let i = 0; i < comps.length; i++) {
+      if (!firsts.has(comps[i]!)) continue;
+      for (const run of runs) {
+        if (run.every((part, j) => comps[i + j] === part)) return true;
+      }
+    }
+    return false;
+  };
+}
+
+const COMPILED: Compiled[] = (Object.keys(NAME_SPECS) as NameClass[]).map((cls) => {
+  const s = NAME_SPECS[cls];
+  const m = (list?: string[]) => (list && list.length > 0 ? compileGlobs(list, PM_NAMES) : null);
+  return { cls, home: m(s.home), homeExcept: m(s.homeExcept), abs: m(s.abs), anywhere: s.anywhere ? componentRuns(s.anywhere) : null };
+});
+
+function homeMatch(c: Compiled, rel: string): boolean {
+  return c.home !== null && c.home(rel) && !(c.homeExcept !== null && c.homeExcept(rel));
+}
+
+const GIT_OUTSIDE_PERSISTENCE = compileGlobs(['**/.git/hooks/**', '**/.git/config'], PM_NAMES);
+
+/** Glob characters a shell would expand (extglob included). */
+const GLOB_RE = /[*?]|\[[^\]]*\]|[@!+]\(/;
+const DYNAMIC_RE = /[$`]/;
+const ONLY_WILDCARDS = /^[*?]+$/;
+/** Patterns that expand to every entry (or every dot-entry) of their directory. */
+const EVERYTHING = /^\.?[*?]*\*[*?]*$/;
+/** Classes that name one directory exactly, inherited by a glob over all of its entries. */
+const EXACT_CLASSES: readonly PathClass[] = ['root', 'home-root', 'project-root'];
+
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * Canonical forms of the roots (project, home, temp dirs), kept for a few seconds across classifiers:
+ * a gate builds a classifier per call, and the roots are the user's setup, not the agent's, so they do
+ * not change between two calls. Paths the agent names are never cached across calls: a symlink it made
+ * in the previous call must be seen.
+ */
+const ROOT_TTL_MS = 5000;
+const rootCache = new Map<string, { forms: string[]; at: number }>();
+let defaultTmp: string | undefined;
+
+function cachedRoot(p: string, compute: () => string[]): string[] {
+  const now = Date.now();
+  const hit = rootCache.get(p);
+  if (hit && now - hit.at < ROOT_TTL_MS) return hit.forms;
+  const forms = compute();
+  if (rootCache.size > 256) rootCache.clear();
+  rootCache.set(p, { forms, at: now });
+  return forms;
+}
+
+export function createPathClassifier(opts: PathClassifierOptions): PathClassifier {
+  for (const key of ['cwd', 'projectRoot', 'home'] as const) {
+    const v = opts[key];
+    if (typeof v !== 'string' || !v.startsWith('/')) {
+      throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
+    }
+  }
+  const cwd = posix.normalize(opts.cwd);
+  const home = stripSlash(posix.normalize(opts.home));
+  defaultTmp ??= osTmpdir(); // reads the environment each call; it does not change under a running gate
+  const tmp = stripSlash(posix.normalize(opts.tmpdir && opts.tmpdir.startsWith('/') ? opts.tmpdir : defaultTmp));
+
+  const realCache = new Map<string, string | null>();
+  /**
+   * realpath of an existing path, or null; cached per instance. A missing path is detected with a stat
+   * that does not throw first: a thrown ENOENT costs several microseconds, and most paths an agent
+   * names do not exist yet.
+   */
+  const real = (p: string): string | null => {
+    const hit = realCache.get(p);
+    if (hit !== undefined) return hit;
+    let r: string | null = null;
+    try {
+      if (statSync(p, { throwIfNoEntry: false }) !== undefined) r = realpathSync.native(p);
+    } catch {
+      r = null; // ENOTDIR, EACCES, a loop: not a place a path can resolve through
+    }
+    realCache.set(p, r);
+    return r;
+  };
+  const linkCache = new Map<string, string | null>();
+  /** The target of a symlink (dangling ones included), or null when the path is not a symlink. */
+  const readLink = (p: string): string | null => {
+    const hit = linkCache.get(p);
+    if (hit !== undefined) return hit;
+    let r: string | null = null;
+    try {
+      if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) r = readlinkSync(p);
+    } catch {
+      r = null;
+    }
+    linkCache.set(p, r);
+    return r;
+  };
+  /**
+   * Canonicalize the deepest existing ancestor of a raw absolute path and append the rest. When the first
+   * missing component is a dangling symlink, follow it: a write through `proj/x -> ~/.bashrc` creates
+   * ~/.bashrc even though that file does not exist yet.
+   */
+  const resolveReal = (rawAbs: string, lexical: string, hops = 0): string => {
+    if (isWithin('/dev', lexical) || isWithin('/proc', lexical)) return lexical;
+    const comps = rawAbs.split('/').filter((c) => c !== '');
+    for (let i = comps.length; i >= 0; i--) {
+      const prefix = '/' + comps.slice(0, i).join('/');
+      const r = real(prefix);
+      if (r === null) continue;
+      const next = comps[i];
+      if (next !== undefined && next !== '..' && next !== '.' && hops < MAX_LINK_HOPS) {
+        const target = readLink(posix.join(r, next));
+        if (target !== null) {
+          const raw = posix.join(target.startsWith('/') ? '/' : r, target, ...comps.slice(i + 1));
+          return resolveReal(raw, posix.resolve(raw), hops + 1);
+        }
+      }
+      const rest = comps.slice(i).join('/');
+      return rest ? posix.resolve(r, rest) : r;
+    }
+    return lexical;
+  };
+  const bothForms = (p: string): string[] => {
+    const r = resolveReal(p, p);
+    return r === p ? [p] : [p, r];
+  };
+  const rootForms = (p: string): string[] => cachedRoot(p, () => bothForms(p));
+
+  const projectRoots = rootForms(stripSlash(posix.normalize(opts.projectRoot)));
+  const homeRoots = rootForms(home);
+  const tempRoots = [
+    ...new Set(
+      opts.tempDirs
+        ? opts.tempDirs.filter((d) => typeof d === 'string' && d.startsWith('/')).flatMap((d) => rootForms(stripSlash(posix.normalize(d))))
+        : [...FIXED_TEMP_ROOTS, ...rootForms(tmp)],
+    ),
+  ];
+  /** Roots under which `system` is not given: only those strictly below a system prefix. */
+  const exempt = [...projectRoots, ...homeRoots, ...tempRoots].filter(
+    (r) => r !== '/' && !SYSTEM_PREFIXES.includes(r.toLowerCase()),
+  );
+
+  const protectedMatch = compileProtected(opts.protectedPaths ?? [], home, projectRoots);
+
+  /** Classes that depend on where the path is placed. */
+  function placement(abs: string, out: Set<PathClass>): void {
+    let projRel: string | null = null;
+    for (const r of projectRoots) {
+      projRel = relWithin(r, abs);
+      if (projRel !== null) break;
+    }
+    const inTemp = tempRoots.some((r) => isWithin(r, abs));
+    if (projRel !== null) {
+      out.add('project');
+      if (projRel === '') out.add('project-root');
+      const comps = projRel.split('/');
+      if (comps.some((c) => BUILD_DIRS.has(c) || c.endsWith('.egg-info'))) out.add('build-artifact');
+    }
+    if (inTemp) out.add('temp');
+    if (homeRoots.includes(abs)) out.add('home-root');
+    else if (projRel === null && homeRoots.some((r) => isWithin(r, abs))) out.add('home');
+    if (projRel === null && !inTemp) out.add('outside');
+  }
+
+  /** Classes that depend on what the path names (computed for both the lexical and the resolved form). */
+  function sensitive(abs: string, out: Set<PathClass>): void {
+    if (abs === '/') out.add('root');
+    const lower = abs.toLowerCase();
+    const lowerComps = lower.split('/').filter((x) => x !== '');
+    let projRel: string | null = null;
+    for (const r of projectRoots) {
+      projRel = relWithin(r, abs);
+      if (projRel !== null) break;
+    }
+    // devices
+    if (isWithin('/dev', abs) || lower.startsWith('/proc/self/fd/')) {
+      if (NULL_DEVICES.has(abs) || isWithin('/dev/fd', abs)) out.add('null-device');
+      else if (!isWithin('/dev/shm', abs) && isWithin('/dev', abs)) out.add('device');
+    }
+    // system
+    if (
+      !NULL_DEVICES.has(abs) &&
+      SYSTEM_PREFIXES.some((p) => isWithin(p, lower)) &&
+      !tempRoots.some((r) => isWithin(r, abs)) &&
+      !exempt.some((r) => isWithin(r, abs))
+    ) {
+      out.add('system');
+    }
+    // names
+    const homeRels: string[] = [];
+    for (const r of homeRoots) {
+      const rel = relWithin(r, abs);
+      if (rel !== null && rel !== '') homeRels.push(rel);
+    }
+    const other = OTHER_HOME.exec(abs);
+    if (other && abs.length > other[0].length) homeRels.push(abs.slice(other[0].length + 1));
+    for (const c of COMPILED) {
+      if (
+        (c.abs && c.abs(abs)) ||
+        (c.anywhere && c.anywhere(lowerComps)) ||
+        (c.home && homeRels.some((rel) => homeMatch(c, rel)))
+      ) {
+        out.add(c.cls);
+      }
+    }
+    const base = posix.basename(lower);
+    if (base && isSecretBasename(base)) out.add('credentials');
+    // git
+    if (projRel !== null) {
+      if (projRel.split('/').some((c) => c.toLowerCase() === '.git')) out.add('git-internals');
+    } else if (GIT_OUTSIDE_PERSISTENCE(abs)) {
+      out.add('persistence');
+    }
+    if (protectedMatch(abs)) out.add('protected');
+  }
+
+  /** Name classes of a literal tail seen after a dynamic part: it could sit anywhere, or right under a home. */
+  function tailClasses(tail: string[], out: Set<PathClass>): void {
+    if (tail.length === 0) return;
+    const rel = tail.join('/');
+    const lowerTail = tail.map((x) => x.toLowerCase());
+    for (const c of COMPILED) {
+      if ((c.anywhere && c.anywhere(lowerTail)) || homeMatch(c, rel)) out.add(c.cls);
+    }
+    const base = (tail[tail.length - 1] ?? '').toLowerCase();
+    if (isSecretBasename(base)) out.add('credentials');
+    if (tail.some((c) => c.toLowerCase() === '.git')) out.add('git-internals');
+  }
+
+  function classifyUncached(input: string): PathInfo {
+    const dynamicOnly = (): PathInfo => ({ input, abs: null, classes: new Set<PathClass>(['dynamic']) });
+    if (input === '' || input.includes('\0') || input.length > MAX_PATH_CHARS) return dynamicOnly();
+
+    let p = input;
+    if (p.startsWith('file://')) {
+      try {
+        p = fileURLToPath(p);
+      } catch {
+        return dynamicOnly();
+      }
+    }
+
+    // 1. Expand the prefixes we know; note when the head is another user's home (unknown location).
+    let otherHome = false;
+    if (p.startsWith('~')) {
+      const slash = p.indexOf('/');
+      const user = slash === -1 ? p.slice(1) : p.slice(1, slash);
+      const rest = slash === -1 ? '' : p.slice(slash);
+      if (user === '') p = home + rest;
+      else if (user === '+') p = cwd + rest;
+      else if (user === 'root') p = '/root' + rest;
+      else {
+        otherHome = true;
+        p = '$' + '{~' + user + '}' + rest; // a dynamic first component with no known head
+      }
+    } else {
+      const m = /^\$(?:\{(HOME|PWD|TMPDIR)\}|(HOME|PWD|TMPDIR)(?![A-Za-z0-9_]))(?=\/|$)/.exec(p);
+      if (m) {
+        const name = m[1] ?? m[2];
+        const value = name === 'HOME' ? home : name === 'PWD' ? cwd : tmp;
+        p = value + p.slice(m[0].length);
+      }
+    }
+
+    // 2. Join with cwd without normalizing (the kernel resolves `link/..` through the link, not lexically).
+    const isAbs = p.startsWith('/');
+    const cwdCount = isAbs ? 0 : cwd.split('/').filter((c) => c !== '').length;
+    const rawAbs = isAbs ? p : (cwd === '/' ? '/' : cwd + '/') + p;
+    const comps = rawAbs.split('/').filter((c) => c !== '');
+
+    let firstBad = -1;
+    let lastBad = -1;
+    let anyDynamic = false;
+    comps.forEach((c, i) => {
+      const dyn = DYNAMIC_RE.test(c);
+      if (dyn || GLOB_RE.test(c)) {
+        if (firstBad === -1) firstBad = i;
+        lastBad = i;
+        if (dyn) anyDynamic = true;
+      }
+    });
+
+    const classes = new Set<PathClass>();
+
+    // 3. Fully literal, or a glob in the last component only.
+    if (firstBad === -1 || (!anyDynamic && firstBad === comps.length - 1)) {
+      const glob = firstBad === -1 ? null : (comps[comps.length - 1] as string);
+      const rawTarget = glob === null ? rawAbs : '/' + [...comps.slice(0, -1), CHILD].join('/');
+      const lexical = posix.resolve(rawTarget);
+      const resolved = resolveReal(rawTarget, lexical);
+      sensitive(lexical, classes);
+      if (resolved !== lexical) sensitive(resolved, classes);
+      placement(resolved, classes);
+      let abs = stripSlash(resolved);
+      if (glob !== null) {
+        const dir = posix.dirname(resolved);
+        const lexDir = posix.dirname(lexical);
+        abs = (dir === '/' ? '' : dir) + '/' + glob;
+        if (EVERYTHING.test(glob)) {
+          // Every entry of a directory is as much as the directory itself: `rm -rf /*` is `rm -rf /`.
+          const own = new Set<PathClass>();
+          placement(dir, own);
+          sensitive(dir, own);
+          for (const k of EXACT_CLASSES) if (own.has(k)) classes.add(k);
+        }
+        if (!ONLY_WILDCARDS.test(glob)) {
+          const pm = probeMatcher(glob);
+          for (const probe of GLOB_PROBES) {
+            if (!pm(probe)) continue;
+            sensitive(posix.join(lexDir, probe), classes);
+            if (dir !== lexDir) sensitive(posix.join(dir, probe), classes);
+          }
+        }
+      }
+      return { input, abs, classes };
+    }
+
+    // 4. Dynamic: keep what the literal head and tail tell.
+    classes.add('dynamic');
+    if (otherHome) {
+      classes.add('home');
+      classes.add('outside');
+    }
+    const headUnknown = otherHome || (!isAbs && firstBad === cwdCount && DYNAMIC_RE.test(comps[firstBad]?.[0] ?? ''));
+    const climbsOut = comps.slice(firstBad + 1).some((c) => c === '..');
+    if (!headUnknown && !climbsOut) {
+      const child = posix.resolve('/' + [...comps.slice(0, firstBad), CHILD].join('/'));
+      sensitive(child, classes);
+      placement(child, classes);
+    }
+    const lastComp = comps[comps.length - 1] ?? '';
+    const tail = comps.slice(lastBad + 1);
+    if (climbsOut) {
+      const lastUp = comps.lastIndexOf('..');
+      tailClasses(comps.slice(Math.max(lastBad, lastUp) + 1), classes);
+    } else {
+      tailClasses(tail, classes);
+    }
+    if (lastBad === comps.length - 1 && !DYNAMIC_RE.test(lastComp) && !ONLY_WILDCARDS.test(lastComp)) {
+      const pm = probeMatcher(lastComp);
+      for (const probe of GLOB_PROBES) if (pm(probe)) tailClasses([probe], classes);
+    }
+    return { input, abs: null, classes };
+  }
+
+  const cache = new Map<string, PathInfo>();
+  return function classifyPath(p: string): PathInfo {
+    if (typeof p !== 'string') return { input: String(p), abs: null, classes: new Set<PathClass>(['dynamic']) };
+    const hit = cache.get(p);
+    if (hit) return hit;
+    const info = classifyUncached(p);
+    if (cache.size >= MAX_CACHE) cache.clear();
+    cache.set(p, info);
+    return info;
+  };
+}
+
+/**
+ * A matcher for a last-component glob as bash expands it (a leading dot must be matched explicitly).
+ * A pattern picomatch cannot compile matches every probe: unsure means assume the worst.
+ */
+function probeMatcher(glob: string): (name: string) => boolean {
+  try {
+    return picomatch(glob, { dot: false, nocase: true });
+  } catch {
+    return () => true;
+  }
+}
+
+function stripSlash(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/** Compile the policy's protected globs into one matcher over absolute paths. */
+/** Compiled protected-path matchers, by their inputs: a classifier is built per call, the patterns rarely change. */
+const protectedCache = new Map<string, (abs: string) => boolean>();
+
+function compileProtected(
+  patterns: readonly string[],
+  home: string,
+  projectRoots: readonly string[],
+): (abs: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const key = JSON.stringify([patterns, home, projectRoots]);
+  let m = protectedCache.get(key);
+  if (!m) {
+    m = compileProtectedUncached(patterns, home, projectRoots);
+    if (protectedCache.size > 64) protectedCache.clear();
+    protectedCache.set(key, m);
+  }
+  return m;
+}
+
+function compileProtectedUncached(
+  patterns: readonly string[],
+  home: string,
+  projectRoots: readonly string[],
+): (abs: string) => boolean {
+  const full: string[] = [];
+  for (const raw of patterns) {
+    if (typeof raw !== 'string' || raw.trim() === '') {
+      throw new AsimovError('bad_input', `protected path pattern must be a non-empty string, got ${JSON.stringify(raw)}`);
+    }
+    let pat = stripSlash(raw.trim());
+    if (pat === '~' || pat.startsWith('~/')) pat = home + pat.slice(1);
+    if (!pat.includes('/')) {
+      full.push(`**/${pat}`, `**/${pat}/**`);
+      continue;
+    }
+    const anchored = pat.startsWith('/') ? [pat] : projectRoots.map((r) => posix.join(r, pat));
+    for (const a of anchored) full.push(a, `${a}/**`);
+  }
+  try {
+    return compileGlobs(full, { dot: true });
+  } catch (e) {
+    throw new AsimovError('bad_input', `protected path pattern is not a valid glob: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,493 @@
+// Built-in rules: dev family — the allow set for everyday development: read-only inspection and the
+// project's own build/test/lint/format tooling. These rules must not nag; everything risky a command can
+// also do is caught by the other families, whose tier wins (a line takes its most severe finding).
+
+import type { SimpleCommand } from '../../shell/types.ts';
+import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
+import { programName, staticValue } from '../../shell/program.ts';
+import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
+import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
+
+type Check = (a: string[], cmd: SimpleCommand, ctx: RuleContext) => boolean;
+
+const always: Check = () => true;
+const none = (...bad: RegExp[]): Check => (a) => !a.some((x) => bad.some((re) => re.test(x)));
+/** At most n operands, skipping the values of the given short options (`xxd -l 64 f` has one). */
+const maxOperands = (n: number, withValue = ''): Check => (a) => {
+  let count = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x.startsWith('-') && x.length > 1) {
+      if (x.length === 2 && withValue.includes(x[1]!)) i++;
+      continue;
+    }
+    count++;
+  }
+  return count <= n;
+};
+
+/** `source`/`.` of a file inside the project (a virtualenv's activate script, a project env file). */
+function sourceProjectFile(a: string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
+  const f = a[0];
+  if (f === undefined) return false;
+  const c = ctx.path(f).classes;
+  return (c.has('project') || c.has('build-artifact')) && !c.has('dynamic') && !c.has('outside') && !c.has('agent-config') && !c.has('asimov-config');
+}
+
+/** The options of `find` that act (delete, run, write files) rather than inspect. */
+const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
+
+function awkReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+  if (cmd.argv.some((w) => /^(-f|--file|-E|--exec|-l|--load|-i|--include)$/.test(w.value) || /^--(file|load|include|exec)=/.test(w.value))) return false;
+  const p = awkProgram(cmd);
+  if (p === null) return false;
+  if (/^\s*@(load|include)\b/m.test(p)) return false;
+  const t = awkTraits(p);
+  if (t.system || t.pipes || t.net) return false;
+  // `getline < file` reads a file the command line does not name: only project files (not secrets) count as inspection.
+  if (!t.reads.every((r) => r !== null && isPlainProjectFile(r, ctx))) return false;
+  // `print > "out.txt"` inside the project is an ordinary report file; anything else is not read-only.
+  return t.writes.every((w) => w !== null && (w.startsWith('/dev/std') || ctx.path(w).classes.has('project')));
+}
+
+function sedReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+  const s = sedScripts(cmd);
+  if (s.fromFile || s.inPlace || s.scripts.length === 0) return false;
+  return s.scripts.every((x) => {
+    const t = sedTraits(x);
+    return t.ok && !t.exec && t.writes.length === 0 && t.reads.every((r) => isPlainProjectFile(r, ctx));
+  });
+}
+
+/** A file inside the project that is not a secret: reading it through awk/sed/date is ordinary inspection. */
+function isPlainProjectFile(p: string, ctx: RuleContext): boolean {
+  const c = ctx.path(p).classes;
+  return (c.has('project') || c.has('build-artifact')) && !c.has('credentials') && !c.has('dynamic') && !c.has('outside');
+}
+
+function dateReadOnly(a: string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
+  // `date MMDDhhmm` and `date -s …` set the clock; `date +%s` and `date -d … +%F` only print.
+  // `date -f FILE` echoes the file's lines in its errors: only a plain project file is inspection.
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if ((x === '-f' || x === '--file') && !isPlainProjectFile(a[i + 1] ?? '', ctx)) return false;
+    if (x.startsWith('--file=') && !isPlainProjectFile(x.slice(7), ctx)) return false;
+    if (x === '-s' || x.startsWith('--set') || (/^-[a-zA-Z]*s/.test(x) && !x.startsWith('--') && !x.startsWith('-I'))) return false;
+    if (!x.startsWith('-') && !x.startsWith('+') && !/^-[a-zA-Z]*[drf]$|^--(date|reference|file)$/.test(a[i - 1] ?? '')) return false;
+  }
+  return true;
+}
+
+function tarListOnly(a: string[]): boolean {
+  const first = a[0] ?? '';
+  const letters = first.startsWith('-') ? a.filter((x) => /^-[A-Za-z]+$/.test(x)).join('') : first;
+  if (!/t/.test(letters) && !a.includes('--list')) return false;
+  if (/[cxurA]/.test(letters) || a.some((x) => /^--(extract|get|create|append|update|delete|to-command|checkpoint-action|use-compress-program|rsh-command|info-script|new-volume-script)/.test(x) || x === '-I' || x === '-F')) return false;
+  return true;
+}
+
+function historyListing(a: string[]): boolean {
+  return a.every((x) => /^\d+$/.test(x));
+}
+
+function lookupOnly(a: string[]): boolean {
+  return a.length > 0 && a.every((x) => /^-[vVp]+$/.test(x) || !x.startsWith('-'));
+}
+
+/** Read-only programs, with a check of their arguments where some options act instead of inspecting. */
+const READ_ONLY: Readonly<Record<string, Check>> = {
+  ls: always, dir: always, vdir: always, exa: always, eza: always, lsd: always, tree: none(/^-o$/, /^--output/, /^--fromfile/),
+  stat: always, file: none(/^-C$/, /^--compile/), du: always, df: always, pwd: always, wc: always, nl: always,
+  head: always, tail: always, cat: always, tac: always, less: none(/^-[a-zA-Z]*[oO]/, /^--(log-file|LOG-FILE|lesskey)/, /^\+/),
+  more: always, grep: always, egrep: always, fgrep: always, zgrep: always, rg: none(/^--pre(=|$)/, /^--pre-glob/),
+  ag: always, ack: always, fd: none(/^-[a-zA-Z]*[xX]$/, /^--exec/), fdfind: none(/^-[a-zA-Z]*[xX]$/, /^--exec/),
+  find: (a) => !a.some((x) => FIND_ACTIONS.test(x)), locate: always, plocate: always, which: always, type: always,
+  whereis: always, command: lookupOnly, hash: none(/^-[a-z]*[pd]/), help: always, id: always, whoami: always,
+  groups: always, users: always, who: always, w: always, logname: always, tty: always, uname: always, arch: always,
+  nproc: always, hostname: (a) => a.every((x) => x.startsWith('-') && !/^-(F|b|file|boot)$/.test(x)),
+  hostnamectl: (a) => a.length === 0 || a[0] === 'status', date: dateReadOnly, cal: always, ncal: always,
+  uptime: always, free: always, vmstat: always, iostat: always, lscpu: always, lsblk: always, lsusb: always,
+  lspci: always, lsmod: always, ps: always, pstree: always, pv: always, pr: always, fg: always, bg: always,
+  // mktemp creates an empty file in the temp dir; a template path or -p DIR could put it anywhere.
+  mktemp: (a) => !a.some((x) => x.includes('/') || /^-[a-zA-Z]*p/.test(x) || x.startsWith('--tmpdir=')), pgrep: always, pidof: always, top: (a) => a.some((x) => /^-[a-zA-Z]*b/.test(x)),
+  lsof: always, ss: always, netstat: always, diff: always, colordiff: always, cmp: always, comm: always,
+  sort: none(/^-[a-zA-Z]*o/, /^--output/, /^--compress-program/), uniq: maxOperands(1, 'fsw'), cut: always, tr: always,
+  paste: always, join: always, fold: always, fmt: always, column: always, expand: always, unexpand: always, rev: always,
+  shuf: none(/^-[a-zA-Z]*o/, /^--output/), seq: always, yes: always, jq: always, gojq: always, jaq: always,
+  // yq can read arbitrary files and the environment from its expression (load(), env(), strenv()).
+  yq: none(/^-[a-zA-Z]*i/, /^--inplace/, /\bload(_str|_xml|_props|_base64)?\s*\(|\b(str)?env\s*\(|\$ENV/),
+  xq: none(/^-[a-zA-Z]*i/, /^--in-place/, /\$ENV|\benv\b|input_filename/), gron: always, sed: sedReadOnly,
+  awk: awkReadOnly, gawk: awkReadOnly, mawk: awkReadOnly, nawk: awkReadOnly, xxd: maxOperands(1, 'cglosC'), source: sourceProjectFile, '.': sourceProjectFile,
+  od: always, hexdump: always, hd: always, strings: always, base64: maxOperands(1, 'w'), base32: maxOperands(1, 'w'),
+  md5sum: always, md5: always, sha1sum: always, sha224sum: always, sha256sum: always, sha384sum: always,
+  sha512sum: always, shasum: always, b2sum: always, cksum: always, sum: always, basename: always, dirname: always,
+  realpath: always, readlink: always, test: always, '[': always, true: always, false: always, ':': always,
+  sleep: always, echo: always, printf: always, tput: always, clear: always, locale: always,
+  // A whole-environment dump is secrets.env-dump's call (soft); a filtered or named one is fine.
+  printenv: always, env: always, cd: always, pushd: always, popd: always, dirs: always,
+  export: always, unset: always, set: (a) => a.length > 0, shopt: always, read: always, mapfile: always,
+  readarray: always, wait: always, jobs: always, exit: always, return: always, break: always, continue: always,
+  shift: always, getopts: always, local: always, declare: (a) => a.length > 0, typeset: (a) => a.length > 0,
+  readonly: always, let: always, history: historyListing, fc: (a) => a.includes('-l'), alias: (a) => a.every((x) => !x.includes('=')),
+  umask: (a) => a.length === 0 || a.every((x) => x === '-S' || x === '-p' || /^0?0[27][27]$/.test(x)), ulimit: always,
+  man: none(/^-[a-zA-Z]*[PHB]/, /^--(pager|html|browser)/, /^-l$/, /^--local-file/), info: always, apropos: always,
+  whatis: always, zcat: always, gzcat: always, bzcat: always, xzcat: always, zstdcat: always,
+  gzip: (a) => a.some((x) => /^-[a-zA-Z]*[lt]/.test(x) || x === '--list' || x === '--test'),
+  unzip: (a) => a.some((x) => /^-[a-zA-Z]*[lZtv]/.test(x)) && !a.includes('-d'), zipinfo: always, tar: tarListOnly,
+  getent: none(/^g?shadow$/), dig: none(/^(axfr|ixfr)/i, /^-f$/), host: always, nslookup: always, bat: none(/^--pager/), batcat: none(/^--pager/),
+  cloc: always, tokei: always, scc: always, numfmt: always, expr: always, bc: always, factor: always,
+  iconv: none(/^-o$/, /^--output/), lsattr: always, getfacl: always, getconf: always, sw_vers: always,
+  lsb_release: always, ifconfig: (a) => a.length === 0 || (a.length === 1 && a[0] === '-a'), xargs: (a) => a.every((x) => x.startsWith('-')),
+  'ssh-keygen': (a) => a.some((x) => /^-[a-zA-Z]*l/.test(x)) && !a.some((x) => /^-[a-zA-Z]*[yNpPcdekmorst]/.test(x)),
+  'ssh-add': (a) => a.length > 0 && a.every((x) => x === '-l' || x === '-L' || x === '-E' || /^(sha256|md5)$/.test(x)),
+  'ssh-keyscan': always, ssh: (a) => a.length > 0 && a.every((x) => /^-[VGQ]$/.test(x) || !x.startsWith('-')) && a.some((x) => /^-[VGQ]$/.test(x)),
+  'nvidia-smi': (a) => a.every((x) => !/^-(r|pm|pl|ac|rac|e|c|mig|lgc|rgc|lmc|rmc)$|--(gpu-reset|persistence-mode|power-limit|applications-clocks|compute-mode)/.test(x)),
+};
+
+const VERSION_ARGS = new Set(['--version', '--help', '-version', '-help', '--usage', '-?']);
+/** Tools where `-v`/`-V`/`version`/`help` alone only prints a version or help. */
+const VERSION_TOOLS = new Set([
+  'node', 'npm', 'npx', 'yarn', 'pnpm', 'bun', 'deno', 'tsc', 'go', 'cargo', 'rustc', 'rustup', 'python', 'python3',
+  'pip', 'pip3', 'java', 'javac', 'gcc', 'g++', 'clang', 'make', 'cmake', 'docker', 'kubectl', 'helm', 'terraform',
+  'tofu', 'git', 'gh', 'aws', 'gcloud', 'az', 'ssh', 'uv', 'poetry', 'ruby', 'gem', 'bundle', 'php', 'composer',
+  'dotnet', 'swift', 'perl', 'mvn', 'gradle', 'zig', 'flutter', 'dart', 'mix', 'elixir', 'lua', 'nvim', 'vim', 'scp',
+  'rsync', 'curl', 'wget', 'jq', 'yq',
+]);
+
+const readOnly = defineShellRule({
+  id: 'dev.read-only',
+  // allow: inspecting files, processes and the system without changing anything is the bulk of an agent's
+  // work; options that act (find -exec/-delete, sed -i/e/w, awk system(), sort -o…) drop out of this set.
+  tier: 'allow',
+  reason: 'Read-only inspection.',
+  examples: {
+    match: ['ls -la', 'cat README.md', 'grep -rn TODO src', 'rg -n "fn main"', 'find . -name "*.ts" -type f', 'head -n 20 log.txt', 'wc -l src/*.ts', 'sed -n \'1,20p\' file.txt', 'awk \'{print $1}\' data.txt', 'jq .version package.json', 'ps aux', 'date +%s', 'printenv HOME', 'node --version', 'diff a.txt b.txt', 'tar -tzf archive.tgz', 'set -euo pipefail', 'xxd file.bin'],
+    notMatch: ['find . -delete', 'sed -i \'s/a/b/\' f', 'awk \'{system("ls")}\' x', 'sort -o out.txt in.txt', 'date -s "2020-01-01"', 'rg --pre ./x.sh foo', 'hostname evil', 'tar xzf a.tgz', 'less -o copy.txt f'],
+  },
+  match(cmd, ctx) {
+    const name = programName(cmd);
+    if (name === null) return null;
+    if (cmd.argv.length === 2) {
+      const only = staticValue(cmd.argv[1]);
+      if (only !== null && (VERSION_ARGS.has(only) || (VERSION_TOOLS.has(name) && /^(-v|-V|-h|version|help)$/.test(only)))) return { subject: cmd.text };
+    }
+    // An own-property lookup: a program named `constructor` must not find Object's.
+    const check = Object.hasOwn(READ_ONLY, name) ? READ_ONLY[name] : undefined;
+    if (!check) return null;
+    const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+    return check(a, cmd, ctx) ? { subject: cutText(cmd.text) } : null;
+  },
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Project tooling
+
+const NPM_OK = new Set([
+  'run', 'run-script', 'rum', 'urn', 'test', 'tst', 't', 'start', 'stop', 'restart', 'ci', 'clean-install', 'ic',
+  'install-clean', 'isntall-clean', 'ls', 'list', 'll', 'la', 'outdated', 'audit', 'view', 'info', 'show', 'v', 'pack',
+  'prune', 'dedupe', 'ddp', 'rebuild', 'rb', 'doctor', 'root', 'prefix', 'help', 'explain', 'why', 'fund', 'query',
+  'uninstall', 'un', 'remove', 'rm', 'r', 'update', 'up', 'upgrade', 'find-dupes', 'sbom', 'pkg', 'init',
+]);
+const YARN_BUILTINS_NOT_OK = new Set([
+  'add', 'dlx', 'global', 'exec', 'publish', 'npm', 'link', 'unlink', 'set', 'config', 'plugin', 'policies', 'login',
+  'logout', 'owner', 'tag', 'team', 'create', 'import', 'unplug', 'patch', 'patch-commit', 'node', 'constraints',
+  'stage', 'search', 'licenses', 'generate-lock-entry', 'self-update', 'version', 'pack', 'cache', 'upgrade-interactive',
+  'up', 'upgrade', 'init', 'explain', 'bin', 'workspace', 'workspaces', 'sdks', 'rebuild',
+]);
+const PNPM_NOT_OK = new Set([
+  'add', 'dlx', 'create', 'publish', 'link', 'ln', 'unlink', 'setup', 'env', 'config', 'c', 'patch', 'patch-commit',
+  'patch-remove', 'server', 'self-update', 'import', 'deploy', 'pack', 'login', 'logout', 'adduser', 'store', 'root',
+  'bin', 'approve-builds', 'doctor', 'init',
+]);
+const BUN_OK = new Set(['install', 'i', 'run', 'test', 'build', 'pm', 'outdated', 'audit', 'why', 'remove', 'rm', 'update', 'info']);
+
+function nodePmOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
+  const ic = installCommand(cmd);
+  if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'npm', p.name));
+  const r = remoteRun(cmd);
+  if (r) return remoteRunDeclared(r, ctx);
+  const ops = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value).filter((x, i, arr) => !x.startsWith('-') && !/^(--prefix|-C|-w|--workspace|--filter|-F|--dir|--cwd)$/.test(arr[i - 1] ?? ''));
+  const sub = ops[0];
+  if (name === 'npm') {
+    if (sub === undefined) return false;
+    if (sub === 'config' || sub === 'c') return ops[1] === 'get' || ops[1] === 'list' || ops[1] === 'ls';
+    if (sub === 'cache') return ops[1] === 'verify' || ops[1] === 'ls';
+    if (sub === 'version') return ops.length === 1;
+    if (/^(uninstall|un|remove|rm|r|unlink)$/.test(sub) && cmd.argv.some((w) => /^(-g|--global|--location=global)$/.test(w.value))) return false;
+    if (sub === 'exec' || sub === 'x') {
+      const bin = ops[1];
+      return bin !== undefined && npmBinDeclared(ctx, bin);
+    }
+    return NPM_OK.has(sub) || sub === 'install' || sub === 'i';
+  }
+  if (name === 'yarn') {
+    if (sub === undefined) return true; // bare `yarn` installs the lock file
+    if (sub === 'exec') return ops[1] !== undefined && npmBinDeclared(ctx, ops[1]);
+    return !YARN_BUILTINS_NOT_OK.has(sub);
+  }
+  if (name === 'pnpm') {
+    if (sub === undefined) return false;
+    if (sub === 'exec') return ops[1] !== undefined && npmBinDeclared(ctx, ops[1]);
+    return !PNPM_NOT_OK.has(sub);
+  }
+  if (name === 'bun') {
+    if (sub === undefined) return false;
+    return BUN_OK.has(sub);
+  }
+  return false;
+}
+
+/** Direct linters, formatters, test runners and compilers: running them reads and (re)writes project files. */
+const TOOLS = new Set([
+  'tsc', 'eslint', 'prettier', 'biome', 'oxlint', 'stylelint', 'vitest', 'jest', 'mocha', 'ava', 'c8', 'nyc', 'vite',
+  'webpack', 'rollup', 'esbuild', 'tsup', 'turbo', 'nx', 'lerna', 'next', 'astro', 'svelte-check', 'vue-tsc', 'knip',
+  'depcheck', 'size-limit', 'typedoc', 'tailwindcss', 'postcss', 'dprint', 'taplo', 'cspell', 'codespell', 'typos',
+  'vale', 'editorconfig-checker', 'markdownlint', 'markdownlint-cli2', 'commitlint', 'shellcheck', 'shfmt',
+  'hadolint', 'actionlint', 'yamllint', 'golangci-lint', 'staticcheck', 'gofmt', 'goimports', 'rustfmt', 'clang-format',
+  'clang-tidy', 'cppcheck', 'cpplint', 'swiftlint', 'swiftformat', 'ktlint', 'detekt', 'rubocop', 'standardrb',
+  'erb_lint', 'phpcs', 'phpcbf', 'phpstan', 'psalm', 'php-cs-fixer', 'phpunit', 'pest', 'buf', 'protoc', 'sqlfluff',
+  'ruff', 'black', 'isort', 'mypy', 'pyright', 'pylint', 'flake8', 'bandit', 'autopep8', 'yapf', 'pydocstyle',
+  'pycodestyle', 'pyflakes', 'vulture', 'radon', 'pytest', 'py.test', 'tox', 'nox', 'sphinx-build', 'rspec', 'ctest',
+  'ninja', 'meson', 'rustc', 'gcc', 'g++', 'cc', 'c++', 'clang', 'clang++', 'javac', 'kotlinc', 'scalac', 'swiftc',
+  'tflint', 'semgrep', 'playwright', 'cypress', 'ng', 'storybook', 'jasmine', 'karma', 'xcodebuild', 'bazel',
+  'bazelisk', 'buck2', 'pants', 'just', 'task', 'rebar3', 'tsx', 'ts-node', 'elm', 'elm-format', 'zig', 'mix',
+  'coverage', 'mkdocs', 'asimov', 'trufflehog', 'gitleaks', 'detect-secrets', 'ggshield', 'noseyparker', 'secretlint',
+  'lint-staged', 'stack', 'cabal', 'swift', 'flutter', 'dart', 'make', 'gmake', 'cmake', 'gradle', 'gradlew', 'mvn',
+  'mvnw', 'dotnet', 'cargo', 'go', 'rake', 'rails', 'bundle', 'composer', 'pre-commit', 'deno', 'java', 'uv', 'poetry',
+  'pipenv', 'pdm', 'hatch', 'rye', 'pip', 'pip3', 'python', 'python3', 'npm', 'yarn', 'pnpm', 'bun', 'npx', 'pnpx',
+  'bunx', 'terraform', 'tofu', 'nix',
+]);
+
+/** Versioned Python names the dispatcher should also route here (`python3.12 -m pytest`). */
+const PYTHON_VERSIONS = ['python2', 'python3.8', 'python3.9', 'python3.10', 'python3.11', 'python3.12', 'python3.13', 'python3.14'];
+
+const CARGO_OK = new Set(['build', 'b', 'test', 't', 'check', 'c', 'clippy', 'fmt', 'run', 'r', 'doc', 'd', 'bench', 'tree', 'metadata', 'update', 'fetch', 'clean', 'nextest', 'generate-lockfile', 'verify-project', 'locate-project', 'pkgid', 'search', 'vendor', 'new', 'init', 'fix', 'llvm-cov', 'audit', 'deny', 'outdated', 'machete', 'expand', 'make', 'help', 'version', 'rustc', 'rustdoc', 'miri', 'udeps', 'insta', 'hack', 'tarpaulin', 'criterion', 'bloat', 'semver-checks', 'msrv', 'sort', 'shear']);
+const GO_OK = new Set(['build', 'test', 'vet', 'fmt', 'run', 'mod', 'generate', 'list', 'env', 'version', 'doc', 'clean', 'work', 'tool', 'help', 'fix']);
+const DOTNET_OK = new Set(['build', 'test', 'run', 'restore', 'format', 'clean', 'watch', 'new', 'pack', 'publish', 'sln', 'list', 'build-server', 'msbuild', 'vstest', 'user-secrets-x']);
+const PY_MODULES_OK = new Set(['pytest', 'unittest', 'doctest', 'mypy', 'black', 'ruff', 'isort', 'pylint', 'flake8', 'coverage', 'pyright', 'compileall', 'py_compile', 'json.tool', 'build', 'venv', 'virtualenv', 'tox', 'nox', 'pre_commit', 'sphinx', 'mkdocs', 'timeit', 'tabnanny', 'bandit', 'pycodestyle', 'pyflakes', 'twine-check', 'ensurepip', 'pipdeptree', 'pip_audit', 'hatchling', 'setuptools_scm', 'alembic', 'cProfile', 'trace']);
+const PIP_OK = new Set(['list', 'show', 'freeze', 'check', 'download', 'wheel', 'index', 'inspect', 'debug', 'hash', 'help', 'cache', 'config']);
+const UV_OK = new Set(['sync', 'lock', 'venv', 'build', 'tree', 'init', 'remove', 'export', 'version', 'help', 'python', 'self', 'cache']);
+const POETRY_OK = new Set(['install', 'lock', 'build', 'check', 'show', 'env', 'version', 'remove', 'update', 'export', 'init', 'new', 'about', 'list', 'search', 'debug', 'sync']);
+const DESTRUCTIVE_TASK_RE = /^(db:(drop|reset|purge|wipe|schema:load|migrate:reset|truncate_all|rollback)(:\w+)?|migrate:(fresh|reset|refresh|rollback)|flush|sqlflush|reset_db|ecto\.(drop|reset|rollback)|schema:drop|drop)$/;
+
+/**
+ * Tooling is allowed for the project it runs in: a path argument (or `--opt=path`) that leads outside the
+ * project (another package's scripts, a config file in /tmp, `-C ../other`) or a URL operand (remote code)
+ * takes the command out of the allow set.
+ */
+function staysInProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
+  for (const w of cmd.argv.slice(1)) {
+    const v = staticValue(w);
+    if (v === null) continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return false;
+    const eq = v.startsWith('-') ? v.indexOf('=') : -1;
+    const p = eq >= 0 ? v.slice(eq + 1) : v.startsWith('-') ? '' : v;
+    if (!/^(\/|~|\.\.(\/|$))/.test(p)) continue;
+    const c = ctx.path(p).classes;
+    if (!(c.has('project') || c.has('build-artifact')) || c.has('outside')) return false;
+  }
+  return true;
+}
+
+function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
+  if (!TOOLS.has(name)) return false;
+  if (!staysInProject(cmd, ctx)) return false;
+  const words = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+  const ops = words.filter((x) => !x.startsWith('-'));
+  const sub = ops[0];
+  switch (name) {
+    case 'npm':
+    case 'yarn':
+    case 'pnpm':
+    case 'bun':
+      return nodePmOk(name, cmd, ctx);
+    case 'npx':
+    case 'pnpx':
+    case 'bunx': {
+      const r = remoteRun(cmd);
+      return r !== null && remoteRunDeclared(r, ctx);
+    }
+    case 'make':
+    case 'gmake':
+      // `make install` writes outside the project (a system or user prefix).
+      return !words.some((x) => /^--eval/.test(x) || x === '-E' || x === 'install' || x === 'uninstall');
+    case 'cmake':
+      return !words.some((x, i) => x === '-E' || x === '-P' || x === '--install' || x.startsWith('--install') || (x === 'install' && words[i - 1] === '--target'));
+    case 'ninja':
+      return !ops.includes('install') && !ops.includes('uninstall');
+    case 'meson':
+      return sub !== 'install';
+    case 'cargo':
+      if (sub === 'watch') return !words.some((x) => x === '-s' || x === '--shell');
+      return sub !== undefined && CARGO_OK.has(sub);
+    case 'go':
+      if (sub === 'run') return ops.length > 1 && !ops[1]!.includes('@');
+      if (sub === 'env') return !words.some((x) => x === '-w' || x === '-u');
+      if (sub === 'clean') return !words.some((x) => /^-(modcache|cache|testcache|fuzzcache)$/.test(x));
+      return sub !== undefined && GO_OK.has(sub);
+    case 'dotnet':
+      if (sub === 'tool' || sub === 'nuget' || sub === 'add') return false;
+      return sub !== undefined && DOTNET_OK.has(sub);
+    case 'mvn':
+    case 'mvnw':
+      return !ops.some((g) => /deploy|release:|site-deploy/i.test(g));
+    case 'gradle':
+    case 'gradlew':
+      return !ops.some((t) => /publish|upload/i.test(t));
+    case 'java': {
+      if (words.length === 1 && /^-?-version$/.test(words[0]!)) return true;
+      // The project's own build output (target/, build/…), not any jar that happens to sit in the project.
+      const jar = words.indexOf('-jar');
+      if (jar >= 0 && words[jar + 1]) return ctx.path(words[jar + 1]!).classes.has('build-artifact');
+      const src = ops[0];
+      return src !== undefined && /\.java$/.test(src) && ctx.path(src).classes.has('project');
+    }
+    case 'python':
+    case 'python3': {
+      const inv = invocation(cmd);
+      if (!inv || inv.module === null) return false;
+      const mod = inv.module;
+      if (mod === 'pip') {
+        const ic = installCommand(cmd);
+        if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        const s = inv.rest.map((w) => w.value).find((x) => !x.startsWith('-'));
+        return s !== undefined && (PIP_OK.has(s) || s === 'install');
+      }
+      return PY_MODULES_OK.has(mod);
+    }
+    case 'pip':
+    case 'pip3': {
+      const ic = installCommand(cmd);
+      if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+      if (sub === 'config') return ops[1] === 'list' || ops[1] === 'get';
+      return sub !== undefined && (PIP_OK.has(sub) || sub === 'install');
+    }
+    case 'uv': {
+      if (sub === 'pip') {
+        const ic = installCommand(cmd);
+        if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        return ops[1] !== undefined && PIP_OK.has(ops[1]);
+      }
+      if (sub === 'add') {
+        const ic = installCommand(cmd);
+        return ic !== null && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+      }
+      return sub !== undefined && UV_OK.has(sub);
+    }
+    case 'poetry':
+    case 'pdm':
+    case 'rye':
+    case 'pipenv':
+    case 'hatch': {
+      if (sub === 'add') {
+        const ic = installCommand(cmd);
+        return ic !== null && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+      }
+      if (name === 'pipenv' && sub === 'install') return ops.length === 1;
+      return sub !== undefined && (POETRY_OK.has(sub) || ['sync', 'test', 'lint', 'fmt', 'graph', 'run', 'build'].includes(sub)) && sub !== 'shell';
+    }
+    case 'bundle':
+      return sub === undefined || ['install', 'check', 'list', 'outdated', 'show', 'lock', 'update', 'info', 'platform', 'doctor'].includes(sub) || (sub === 'config' && (ops[1] === 'get' || ops[1] === 'list' || ops.length === 1));
+    case 'rake':
+    case 'rails':
+      if (words.some((x) => /^-(e|E|p)$|^--(execute|execute-print|execute-continue)/.test(x))) return false;
+      if (sub === 'console' || sub === 'c' || sub === 'dbconsole' || sub === 'db' || sub === 'runner' || sub === 'r') return false;
+      if (name === 'rails' && (sub === 'server' || sub === 's')) return !words.some((x) => /0\.0\.0\.0/.test(x));
+      return true;
+    case 'composer':
+      return sub === undefined || ['install', 'i', 'update', 'u', 'dump-autoload', 'dumpautoload', 'run-script', 'run', 'test', 'validate', 'show', 'outdated', 'audit', 'check-platform-reqs', 'licenses', 'depends', 'why', 'prohibits', 'why-not', 'diagnose', 'fund'].includes(sub) && !(sub === 'update' && ops.length > 1);
+    case 'pre-commit':
+      return sub === 'run' || sub === undefined || sub === 'validate-config' || sub === 'validate-manifest';
+    case 'deno':
+      return sub !== undefined && ['test', 'fmt', 'lint', 'check', 'task', 'doc', 'info', 'bench', 'compile', 'coverage', 'types', 'cache'].includes(sub);
+    case 'mix':
+      return sub !== undefined && !/^(hex\.publish|archive\.install|escript\.install|local\.|hex\.user|hex\.organization)/.test(sub) && !/^ecto\.(drop|reset)$/.test(sub);
+    case 'swift':
+      return sub !== undefined && ['build', 'test', 'run', 'package', 'format'].includes(sub);
+    case 'flutter':
+    case 'dart':
+      return sub !== undefined && ['test', 'analyze', 'format', 'build', 'run', 'pub', 'doctor', 'fix', 'compile'].includes(sub) && !(sub === 'pub' && ['publish', 'global', 'add'].includes(ops[1] ?? ''));
+    case 'stack':
+    case 'cabal':
+      return sub !== undefined && ['build', 'test', 'run', 'bench', 'haddock', 'check', 'clean', 'repl', 'exec', 'freeze', 'configure', 'update', 'v2-build', 'v2-test', 'v2-run'].includes(sub) && sub !== 'repl';
+    case 'terraform':
+    case 'tofu':
+      return sub === 'fmt' || sub === 'validate' || sub === 'version';
+    case 'nix':
+      return sub === 'build' || (sub === 'flake' && (ops[1] === 'check' || ops[1] === 'show' || ops[1] === 'metadata')) || sub === 'eval' || sub === 'fmt';
+    case 'asimov':
+      return sub === undefined || ['check', 'explain', 'test', 'audit', 'help', 'version'].includes(sub) && !(sub === 'audit' && ops[1] !== undefined && !['tail', 'stats', 'verify'].includes(ops[1]));
+    case 'playwright':
+      return sub === 'test' || sub === 'show-report' || sub === 'install' || sub === 'merge-reports';
+    case 'cypress':
+      return sub === 'run' || sub === 'verify' || sub === 'info';
+    case 'ts-node':
+    case 'tsx': {
+      const first = ops[0];
+      if (words.some((x) => x === '-e' || x === '--eval' || x === '-p' || x === '--print')) return false;
+      return first === undefined ? false : ctx.path(first).classes.has('project');
+    }
+    case 'trufflehog':
+    case 'gitleaks':
+    case 'detect-secrets':
+    case 'ggshield':
+    case 'noseyparker':
+    case 'secretlint': {
+      const targets = ops.filter((x) => !/^(filesystem|git|detect|protect|dir|scan|secret|scan-path|path|audit|hook|pre-commit|ci|repo)$/.test(x));
+      return targets.every((t) => /^(https?|file):\/\//.test(t) ? false : ctx.path(t).classes.has('project'));
+    }
+    case 'zig':
+      return sub !== undefined && ['build', 'test', 'run', 'fmt', 'version', 'env', 'targets', 'ast-check', 'build-exe', 'build-lib', 'build-obj', 'cc', 'c++', 'init'].includes(sub);
+    default:
+      return TOOLS.has(name);
+  }
+}
+
+const projectTooling = defineShellRule({
+  id: 'dev.project-tooling',
+  // allow: building, testing, linting and formatting through the project's own tooling is the core of
+  // development; installs of undeclared packages, publishing and deploys are left to their own rules.
+  tier: 'allow',
+  reason: 'Builds, tests, lints or formats the project with its own tooling.',
+  programs: [...TOOLS, ...PYTHON_VERSIONS],
+  examples: {
+    match: ['npm test', 'npm run build', 'npm ci', 'npm install', 'yarn', 'pnpm lint', 'make', 'cargo test --all', 'go test ./...', 'pytest -x', 'python -m pytest tests/', 'ruff check .', 'tsc --noEmit -p .', 'eslint src', 'prettier --write .', 'mvn -q test', './gradlew build', 'dotnet test', 'pip install -r requirements.txt', 'bundle install', 'terraform fmt', 'shellcheck scripts/*.sh'],
+    notMatch: ['npm publish', 'npm install left-pad', 'cargo install ripgrep', 'go run github.com/x/y@latest', 'cmake -E rm -rf /', 'make --eval=\'x:=$(shell id)\'', 'terraform apply', 'pip install requests', 'npx cowsay'],
+  },
+  match(cmd, ctx) {
+    const name = programName(cmd);
+    if (name === null) return null;
+    const base = /^python[23](\.\d+)?$/.test(name) ? 'python3' : name;
+    return toolingOk(base, cmd, ctx) ? { subject: cutText(cmd.text) } : null;
+  },
+});
+
+const DESTRUCTIVE_RUNNERS = new Set(['php', 'python', 'python3', 'rails', 'rake', 'bundle', 'mix', 'npx', 'prisma', 'sequelize', 'knex', 'typeorm', 'drizzle-kit', 'alembic', 'supabase', 'dotnet', 'artisan']);
+
+const destructiveTask = defineShellRule({
+  id: 'dev.destructive-task',
+  // soft: framework tasks that drop or reset the database (migrate:fresh, db:drop, manage.py flush, prisma
+  // migrate reset) destroy data behind an innocent-looking project command.
+  tier: 'soft_deny',
+  reason: 'This framework task drops or resets the database; make sure it is a throwaway database, or ask the user.',
+  programs: [...DESTRUCTIVE_RUNNERS, ...PYTHON_VERSIONS],
+  examples: {
+    match: ['php artisan migrate:fresh --seed', 'python manage.py flush --noinput', 'rails db:drop', 'bundle exec rake db:reset', 'npx prisma migrate reset --force', 'mix ecto.drop', 'alembic downgrade base', 'supabase db reset', 'dotnet ef database drop -f'],
+    notMatch: ['php artisan migrate', 'python manage.py test', 'rails db:migrate', 'npx prisma migrate dev', 'alembic upgrade head'],
+  },
+  match(cmd) {
+    const name = programName(cmd);
+    if (name === null) return null;
+    const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+    const joined = a.join(' ');
+    if (/\bprisma (migrate reset|db push .*--force-reset)/.test(`${name} ${joined}`)) return { subject: `prisma ${joined}` };
+    if (/^alembic$/.test(name) && /\bdowngrade base\b/.test(joined)) return { subject: joined };
+    if (name === 'supabase' && /^db reset\b/.test(joined)) return { subject: joined };
+    if (name === 'dotnet' && /\bef database drop\b/.test(joined)) return { subject: joined };
+    if (/^(sequelize|knex|typeorm|drizzle-kit)$/.test(name) && /\b(db:drop|migrate:undo:all|migrate:rollback --all|schema:drop|drop)\b/.test(joined)) return { subject: joined };
+    const task = a.find((x) => DESTRUCTIVE_TASK_RE.test(x));
+    return task ? { subject: task } : null;
+  },
+});
+
+export const rules: Rule[] = [readOnly, projectTooling, destructiveTask];

@@ -1,0 +1,193 @@
+// Built-in rules: obfuscation family — commands whose name or code is only known at run time or is
+// written so as to slip past pattern matching: dynamic names, eval of non-literal strings, glob-built names,
+// redefined common commands, IFS tricks, escaped or quoted-apart names.
+
+import type { Analysis, SimpleCommand } from '../../shell/types.ts';
+import { defineShellRule, type Rule } from '../rule.ts';
+import { programName, staticValue } from '../../shell/program.ts';
+import { cutText, effectiveStdin, invocation, wrapperIds } from './exec.ts';
+
+/** Commands people and tools rely on by name: redefining one changes what every later line does. */
+const COMMON_COMMANDS = new Set([
+  'ls', 'cd', 'cat', 'echo', 'printf', 'git', 'rm', 'sudo', 'cp', 'mv', 'grep', 'find', 'curl', 'wget', 'python',
+  'python3', 'node', 'npm', 'npx', 'pnpm', 'yarn', 'make', 'test', '[', 'pwd', 'read', 'source', '.', 'exec', 'eval',
+  'command', 'builtin', 'type', 'which', 'kill', 'ssh', 'scp', 'tar', 'chmod', 'chown', 'sh', 'bash', 'zsh', 'env',
+  'export', 'set', 'unset', 'cargo', 'go', 'pip', 'pip3', 'docker', 'kubectl', 'head', 'tail', 'sed', 'awk', 'less',
+  'more', 'vim', 'vi', 'code', 'open', 'man', 'true', 'false', 'exit', 'return', 'trap', 'alias', 'unalias', 'declare',
+  'local', 'mkdir', 'touch', 'ln', 'tee', 'xargs', 'sort', 'uniq', 'wc', 'diff', 'ps', 'id', 'whoami', 'date', 'sleep',
+  'ruby', 'perl', 'php', 'java', 'javac', 'gcc', 'clang', 'rustc', 'terraform', 'aws', 'gcloud', 'az', 'gh', 'brew',
+  'apt', 'apt-get', 'dnf', 'yum', 'systemctl', 'service', 'mount', 'umount', 'dd', 'rsync', 'asimov', 'claude', 'jq',
+  'command_not_found_handle', 'command_not_found_handler', 'cd_hook', 'chpwd', 'precmd', 'preexec',
+]);
+
+const dynamicCommand = defineShellRule({
+  id: 'obf.dynamic-command',
+  // soft: a command name only known at run time (`$cmd`, `$(echo rm)`) cannot be checked by any rule;
+  // sometimes a harmless variable ($EDITOR), so a person decides.
+  tier: 'soft_deny',
+  reason: 'The command name is only known at run time, so nothing can check what will run; write the command name out.',
+  examples: {
+    match: ['$cmd -rf /tmp/x', '$(echo rm) -rf build', '${x} file', '`echo ls`', '"$EDITOR" notes.txt', 'sudo $TOOL --all'],
+    notMatch: ['ls -la', 'x=ls; $x', 'echo $HOME'],
+  },
+  match(cmd) {
+    const w0 = cmd.argv[0];
+    if (!w0) return null;
+    if (staticValue(w0) !== null || w0.glob) return null;
+    return { subject: w0.raw, reason: `The command name \`${cutText(w0.raw, 40)}\` is only known at run time, so nothing can check what will run; write the command name out.` };
+  },
+});
+
+const SHELLS_EVAL = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'fish', 'csh', 'tcsh', 'busybox']);
+
+/** Is this command code only known at run time: eval/source/sh -c of a dynamic string, or a shell fed by a pipe? */
+function dynamicCode(cmd: SimpleCommand, analysis: Analysis): string | null {
+  const name = programName(cmd);
+  if (name === null) return null;
+  if (wrapperIds(analysis).has(cmd.id)) return null; // the unwrapper parsed the string: its commands carry the risk
+  if (name === 'eval') {
+    const dyn = cmd.argv.slice(1).find((w) => staticValue(w) === null);
+    return dyn ? dyn.raw : null;
+  }
+  if (name === 'source' || name === '.') {
+    const w = cmd.argv[1];
+    if (!w) return null;
+    if (staticValue(w) === null || w.substitutionKinds.includes('process-in')) return w.raw;
+    if (/^\/dev\/(stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(w.value) && effectiveStdin(cmd, analysis).kind === 'pipe') return w.raw;
+    return null;
+  }
+  const inv = invocation(cmd);
+  if (!inv || inv.family !== 'shell') return null;
+  if (!SHELLS_EVAL.has(name.replace(/[0-9.]+$/, '')) && inv.family !== 'shell') return null;
+  const dyn = inv.codes.find((w) => staticValue(w) === null);
+  if (dyn) return dyn.raw;
+  if (inv.script && (staticValue(inv.script) === null || inv.script.substitutionKinds.includes('process-in'))) return inv.script.raw;
+  if (inv.stdinCode && inv.codes.length === 0) {
+    const s = effectiveStdin(cmd, analysis);
+    if (s.kind === 'pipe') return `${analysis.commands[s.from[0]!]?.text ?? '…'} | ${name}`;
+    if (s.kind === 'herestring' && staticValue(s.word) === null) return s.word.raw;
+    if (s.kind === 'heredoc' && !s.quoted && /\$\(|`/.test(s.body)) return `${name} <<…`;
+  }
+  return null;
+}
+
+const evalDynamic = defineShellRule({
+  id: 'obf.eval-dynamic',
+  // soft: eval / sh -c / source of a string built at run time runs code nothing here can read; common
+  // idioms (`eval "$(ssh-agent -s)"`, `source <(kubectl completion bash)`) stay soft so a person sees them.
+  tier: 'soft_deny',
+  reason: 'This runs code that is only known at run time (eval, sh -c or source of a computed string); write the commands out so they can be checked.',
+  examples: {
+    match: ['eval "$CMD"', 'eval "$(ssh-agent -s)"', 'bash -c "$payload"', 'source <(kubectl completion bash)', 'cat script.sh | bash', 'sh -c "$(cat cmds.txt)"', '. "$ENV_FILE"'],
+    notMatch: ['eval \'echo hi\'', 'bash -c \'echo hi\'', 'source .venv/bin/activate', 'echo ls | sh', 'bash build.sh'],
+  },
+  match(cmd, _ctx, analysis) {
+    const d = dynamicCode(cmd, analysis);
+    return d ? { subject: cutText(d) } : null;
+  },
+});
+
+const globCommand = defineShellRule({
+  id: 'obf.glob-command',
+  // soft: a command name built from glob characters (`/???/?m`, `/bin/r?`) is picked by the file system at
+  // run time; the only reason to write one is to dodge rules that match names.
+  tier: 'soft_deny',
+  reason: 'The command name is a glob pattern (/???/?m), so what runs depends on the file system; write the command name out.',
+  examples: {
+    match: ['/???/?m -rf /tmp/x', '/bin/r? -f a', '/usr/bin/[c]url example.com'],
+    notMatch: ['ls /bin/r?', 'rm -f ./*.log'],
+  },
+  match(cmd) {
+    const w0 = cmd.argv[0];
+    return w0 && w0.glob ? { subject: w0.raw } : null;
+  },
+});
+
+const redefineCommand = defineShellRule({
+  id: 'obf.redefine-command',
+  // soft: a function or alias named like a common command (ls, git, sudo, cd) silently changes what later
+  // commands do; `enable -n` and `hash -p` do the same to builtins and PATH lookups.
+  tier: 'soft_deny',
+  reason: 'This redefines a common command (function, alias, enable -n, hash -p), so later commands would not do what they say; use a different name.',
+  examples: {
+    match: ['ls() { rm -rf ~; }; ls', 'alias ls=\'rm -rf\'', 'function git { echo; }', 'enable -n echo', 'hash -p /tmp/evil git', 'command_not_found_handle() { curl x; }'],
+    notMatch: ['alias ll=\'ls -la\'', 'build() { make all; }; build', 'alias', 'hash -r'],
+  },
+  match(cmd, _ctx, analysis) {
+    const name = programName(cmd);
+    if (name === 'alias') {
+      for (const w of cmd.argv.slice(1)) {
+        const v = staticValue(w) ?? w.value;
+        const eq = v.indexOf('=');
+        if (eq > 0 && COMMON_COMMANDS.has(v.slice(0, eq))) return { subject: cutText(v) };
+      }
+      return null;
+    }
+    if (name === 'enable') {
+      const args = cmd.argv.slice(1).map((w) => w.value);
+      if (args.some((a) => /^-[a-zA-Z]*[nf]/.test(a))) return { subject: cmd.text, reason: 'enable -n/-f disables builtins or loads new ones from a library; ask the user.' };
+      return null;
+    }
+    if (name === 'hash') {
+      return cmd.argv.some((w) => /^-[a-z]*p/.test(w.value)) ? { subject: cmd.text } : null;
+    }
+    // Function definitions: reported once per line, on its first command.
+    if (analysis.functions.length > 0 && analysis.commands[0] === cmd) {
+      const f = analysis.functions.find((fn) => COMMON_COMMANDS.has(fn));
+      if (f) return { subject: `${f}()`, reason: `This defines a function named \`${f}\`, which changes what every later \`${f}\` does; use a different name.` };
+    }
+    return null;
+  },
+});
+
+const READERS = new Set(['read', 'mapfile', 'readarray']);
+
+const ifs = defineShellRule({
+  id: 'obf.ifs',
+  // soft: changing IFS or splicing ${IFS} into words is a standard trick to build commands that pattern
+  // rules do not recognise (`cat${IFS}/etc/passwd`). `IFS= read -r line` is the everyday exception.
+  tier: 'soft_deny',
+  reason: 'This changes or splices IFS, a trick to hide how words are split; write the command plainly.',
+  examples: {
+    match: ['cat${IFS}/etc/passwd', 'IFS=,; x="rm,-rf,/tmp/a"; $x', 'export IFS=:', 'echo$IFS"hi"'],
+    notMatch: ['while IFS= read -r line; do echo "$line"; done < f.txt', 'IFS=, read -r a b <<< "1,2"', 'echo "$PATH"'],
+  },
+  match(cmd) {
+    const name = programName(cmd);
+    for (const a of cmd.assignments) {
+      if (a.name !== 'IFS') continue;
+      if (cmd.argv.length > 0 && name !== null && READERS.has(name)) continue;
+      return { subject: `IFS=${cutText(a.value.raw, 20)}` };
+    }
+    if (name === 'export' || name === 'declare' || name === 'typeset' || name === 'local' || name === 'readonly') {
+      const w = cmd.argv.slice(1).find((x) => /^IFS(=|$)/.test(x.value));
+      if (w) return { subject: w.raw };
+    }
+    for (const w of cmd.argv) if (w.vars.includes('IFS')) return { subject: cutText(w.raw) };
+    return null;
+  },
+});
+
+const encodedName = defineShellRule({
+  id: 'obf.encoded-name',
+  // soft: a command name with escapes, ANSI-C codes or quotes inside it (`r\m`, `'r'm`, `$'\x72m'`, `""rm`)
+  // spells the same program in a way pattern rules miss; nobody types names like that by accident. A name
+  // quoted whole ("git") or with one leading backslash (\git, bypassing an alias) is ordinary.
+  tier: 'soft_deny',
+  reason: 'The command name is written with escapes or quotes inside it, a trick to hide what runs; write the name plainly.',
+  examples: {
+    match: ['r\\m -rf build', '\'r\'m -rf build', '$\'\\x72\\x6d\' -rf build', '""rm -rf build', 'c"ur"l example.com'],
+    notMatch: ['"git" status', '\\git status', 'git status', '\'/usr/bin/git\' status'],
+  },
+  match(cmd) {
+    const w0 = cmd.argv[0];
+    if (!w0) return null;
+    const v = staticValue(w0);
+    if (v === null || w0.raw === v) return null;
+    const raw = w0.raw;
+    if (raw === `"${v}"` || raw === `'${v}'` || raw === `\\${v}`) return null;
+    return { subject: raw, reason: `The command name \`${cutText(raw, 30)}\` is written with escapes or quotes inside it (it runs \`${cutText(v, 30)}\`), a trick to hide what runs; write the name plainly.` };
+  },
+});
+
+export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName];

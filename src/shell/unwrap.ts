@@ -1,0 +1,554 @@
+// Wrapper unwrapping: finds the command a wrapper really runs (`sudo X`, `timeout 5 X`, `bash -c 'X'`,
+// `find -exec X`, `ssh host X`…) and adds it to the analysis as a command of its own, recursively, so that
+// rules see `rm -rf /` whether it was written plainly or inside three wrappers.
+
+import { parseShell } from './parse.ts';
+import { basename, interpreterFamily, staticValue } from './program.ts';
+import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
+
+/**
+ * A word standing for data only known at run time (xargs input, find's `{}`). Its value is written as a
+ * parameter expansion so that every consumer (rules, path classification) treats it as dynamic.
+ */
+function placeholder(raw: string, what: string): Word {
+  return { raw, value: `\${${what}}`, literal: false, glob: false, vars: [what], substitutions: [], substitutionKinds: [] };
+}
+
+/** How many times a string may be parsed again inside another (`bash -c "eval '…'"`) before we give up. */
+export const MAX_REPARSE_DEPTH = 8;
+
+const ASSIGNMENT_RE = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/**
+ * How to skip a wrapper's own options: which take a value. `operands` is how many non-option words belong
+ * to the wrapper before the inner command starts (`timeout DURATION cmd` has 1).
+ */
+interface WrapperSpec {
+  shortWithValue?: string;
+  longWithValue?: readonly string[];
+  operands?: number;
+  /** Options that mean "no inner command" (`command -v x` only looks x up). */
+  noExec?: readonly string[];
+  /** `NAME=value` words before the command are environment assignments (env, sudo). */
+  assignments?: boolean;
+  /** `-10` is an option (nice's old form), not the start of the command. */
+  numericOption?: boolean;
+}
+
+const SIMPLE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  sudo: { shortWithValue: 'ugpChrtTUD', longWithValue: ['user', 'group', 'prompt', 'close-from', 'host', 'role', 'type', 'other-user', 'chdir', 'chroot'], assignments: true, noExec: ['l', 'list', 'v', 'validate', 'k', 'K', 'reset-timestamp', 'remove-timestamp', 'V', 'version', 'h', 'help', 'e', 'edit'] },
+  doas: { shortWithValue: 'uC', noExec: ['C'] },
+  pkexec: { longWithValue: ['user'] },
+  run0: { shortWithValue: 'u', longWithValue: ['user', 'unit', 'property', 'description', 'slice', 'chdir', 'setenv', 'nice', 'background'] },
+  env: { shortWithValue: 'uCS', longWithValue: ['unset', 'chdir', 'split-string', 'block-signal', 'default-signal', 'ignore-signal'], assignments: true },
+  command: { noExec: ['v', 'V'] },
+  builtin: {},
+  exec: { shortWithValue: 'a' },
+  nohup: {},
+  nice: { shortWithValue: 'n', longWithValue: ['adjustment'], numericOption: true },
+  timeout: { shortWithValue: 'sk', longWithValue: ['signal', 'kill-after'], operands: 1 },
+  time: { shortWithValue: 'fo', longWithValue: ['format', 'output'] },
+  stdbuf: { shortWithValue: 'ioe', longWithValue: ['input', 'output', 'error'] },
+  ionice: { shortWithValue: 'cnpPu', longWithValue: ['class', 'classdata', 'pid', 'pgid', 'uid'] },
+  chrt: { operands: 1 },
+  taskset: { shortWithValue: '', operands: 1 },
+  setsid: {},
+  setarch: { operands: 1 },
+  linux32: {},
+  linux64: {},
+  chroot: { longWithValue: ['userspec', 'groups'], operands: 1 },
+  unshare: { shortWithValue: 'S', longWithValue: ['setuid', 'setgid', 'root', 'wd', 'propagation', 'setgroups'] },
+  nsenter: { shortWithValue: 'tSGrw', longWithValue: ['target', 'setuid', 'setgid', 'root', 'wd'] },
+  strace: { shortWithValue: 'aebEIoOpPsSuUX', longWithValue: ['output', 'trace', 'signal', 'user', 'attach'] },
+  ltrace: { shortWithValue: 'aeEoOpsunx', longWithValue: ['output'] },
+  flock: { shortWithValue: 'wEc', longWithValue: ['timeout', 'conflict-exit-code', 'command'], operands: 1 },
+  busybox: {},
+  catchsegv: {},
+  unbuffer: {},
+  caffeinate: { shortWithValue: 'tw' },
+  'xvfb-run': { shortWithValue: 'nsfeap', longWithValue: ['server-num', 'server-args', 'auth-file', 'error-file', 'xauth-protocol'] },
+  'dbus-run-session': { longWithValue: ['config-file', 'dbus-daemon'] },
+  proxychains: { shortWithValue: 'f' },
+  proxychains4: { shortWithValue: 'f' },
+  torsocks: { shortWithValue: 'uapP' },
+  firejail: {},
+  sg: { operands: 1 },
+  'start-stop-daemon': {},
+  valgrind: {},
+  'ld.so': {},
+};
+
+/** `tool run X` forms: the words after these subcommands are the inner command. */
+const RUNNER_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
+  uv: ['run'],
+  poetry: ['run'],
+  pipenv: ['run'],
+  pdm: ['run'],
+  rye: ['run'],
+  hatch: ['run'],
+  conda: ['run'],
+  mamba: ['run'],
+  bundle: ['exec'],
+  mise: ['exec', 'x'],
+  asdf: ['exec'],
+  direnv: ['exec'],
+  nvm: ['exec', 'run'],
+  fnm: ['exec'],
+  volta: ['run'],
+};
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+
+/** Analyse a shell line fully: parse, then unwrap every wrapper recursively. Never throws. */
+export function analyzeShell(src: string): Analysis {
+  return unwrapAnalysis(parseShell(src, { depth: 0 }));
+}
+
+export function unwrapAnalysis(analysis: Analysis): Analysis {
+  if (analysis.status !== 'ok') return analysis;
+  const u = new Unwrapper(analysis);
+  return u.run();
+}
+
+class Unwrapper {
+  private readonly out: SimpleCommand[];
+  private status: Analysis['status'] = 'ok';
+  private message: string | undefined;
+  private readonly functions: string[];
+  private readonly aliases: string[];
+  private readonly problems: string[];
+
+  constructor(private readonly base: Analysis) {
+    this.out = base.commands.slice();
+    this.functions = base.functions.slice();
+    this.aliases = base.aliases.slice();
+    this.problems = base.problems.slice();
+  }
+
+  run(): Analysis {
+    // Commands appended while unwrapping are themselves visited (a wrapper inside a wrapper).
+    for (let i = 0; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    const result: Analysis = {
+      status: this.status,
+      commands: this.out,
+      functions: this.functions,
+      aliases: this.aliases,
+      problems: this.problems,
+    };
+    if (this.message !== undefined) result.message = this.message;
+    return result;
+  }
+
+  private visit(cmd: SimpleCommand): void {
+    const v0 = staticValue(cmd.argv[0]);
+    if (v0 === null) return;
+    const name = basename(v0).toLowerCase();
+    const rest = cmd.argv.slice(1);
+
+    if (name === 'eval') return this.unwrapString(cmd, rest, 'eval');
+    if (SHELLS.has(interpreterFamily(name)) || (name === 'busybox' && isShellWord(rest[0]))) {
+      return this.unwrapShell(cmd, name === 'busybox' ? rest.slice(1) : rest, name);
+    }
+    if (name === 'su' || name === 'runuser') return this.unwrapSu(cmd, rest, name);
+    if (name === 'xargs') return this.unwrapXargs(cmd, rest);
+    if (name === 'find') return this.unwrapFind(cmd, rest);
+    if (name === 'watch') return this.unwrapWatch(cmd, rest);
+    if (name === 'ssh') return this.unwrapSsh(cmd, rest);
+    if (name === 'docker' || name === 'podman' || name === 'nerdctl') return this.unwrapContainer(cmd, rest, name);
+    if (name === 'kubectl' || name === 'oc') return this.unwrapKubectl(cmd, rest, name);
+    if (name === 'git') return this.unwrapGit(cmd, rest);
+    if (name === 'trap') {
+      const s = rest[0];
+      if (s && !s.value.startsWith('-')) this.unwrapString(cmd, [s], 'trap');
+      return;
+    }
+    if (name === 'script') {
+      const i = rest.findIndex((w) => w.value === '-c' || w.value === '--command');
+      if (i >= 0 && rest[i + 1]) this.unwrapString(cmd, [rest[i + 1]!], 'script -c');
+      return;
+    }
+    if (name === 'tmux') return this.unwrapTmux(cmd, rest);
+    if (name === 'parallel') return this.unwrapParallel(cmd, rest);
+    if (name === 'nix-shell') {
+      const i = rest.findIndex((w) => w.value === '--run' || w.value === '--command');
+      if (i >= 0 && rest[i + 1]) this.unwrapString(cmd, [rest[i + 1]!], 'nix-shell --run');
+      return;
+    }
+    // Own properties only: a program named `constructor` or `__proto__` is not a wrapper.
+    const runner = Object.hasOwn(RUNNER_SUBCOMMANDS, name) ? RUNNER_SUBCOMMANDS[name] : undefined;
+    if (runner) {
+      const sub = rest.findIndex((w) => !w.value.startsWith('-'));
+      if (sub >= 0 && runner.includes(rest[sub]!.value)) {
+        let start = sub + 1;
+        while (start < rest.length && rest[start]!.value.startsWith('-')) {
+          if (rest[start]!.value === '--') { start++; break; }
+          start++;
+        }
+        this.addInner(cmd, rest.slice(start), `${name} ${rest[sub]!.value}`, []);
+      }
+      return;
+    }
+    if (/^ld-linux.*\.so/.test(name) || /^ld-musl/.test(name)) return this.addInner(cmd, skipOptions(rest, {}).words, name, []);
+    const spec = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
+    if (spec) return this.unwrapSimple(cmd, rest, name, spec);
+  }
+
+  private unwrapSimple(cmd: SimpleCommand, rest: Word[], name: string, spec: WrapperSpec): void {
+    const skipped = skipOptions(rest, spec);
+    if (skipped.noExec) return;
+    let words = skipped.words;
+    const assignments: Assignment[] = [];
+    if (spec.assignments) {
+      while (words.length > 0 && ASSIGNMENT_RE.test(words[0]!.value)) {
+        const w = words[0]!;
+        const eq = w.value.indexOf('=');
+        assignments.push({ name: w.value.slice(0, eq), value: { ...w, raw: w.raw, value: w.value.slice(eq + 1) }, append: false });
+        words = words.slice(1);
+      }
+    }
+    // `env -S 'cmd args'` splits its string into words, which is a shell-like parse of its own.
+    if (name === 'env' && skipped.splitString !== undefined) {
+      return this.unwrapString(cmd, [skipped.splitString, ...words], 'env -S');
+    }
+    let label = name;
+    if (name === 'busybox' && words[0]) label = 'busybox';
+    this.addInner(cmd, words, label, assignments);
+  }
+
+  private unwrapShell(cmd: SimpleCommand, rest: Word[], name: string): void {
+    // Shell options come first; -c takes the command string as the first operand after the options.
+    let hasC = false;
+    let readsStdin = false;
+    let i = 0;
+    for (; i < rest.length; i++) {
+      const v = rest[i]!.value;
+      if (v === '--' || v === '-') { i++; break; }
+      if ((v.startsWith('-') || v.startsWith('+')) && v.length > 1) {
+        if (v === '-o' || v === '+o' || v === '-O' || v === '+O' || v === '--rcfile' || v === '--init-file') { i++; continue; }
+        if (v.startsWith('--')) continue;
+        if (v.includes('c')) hasC = true;
+        if (v.includes('s')) readsStdin = true;
+        continue;
+      }
+      break;
+    }
+    const operands = rest.slice(i);
+    if (hasC) {
+      const script = operands[0];
+      if (!script) return;
+      return this.unwrapString(cmd, [script], `${name} -c`);
+    }
+    if (operands.length > 0 && !readsStdin) return; // runs a script file: its content is not visible here
+    // No script operand: the shell reads its program from standard input.
+    const stdin = cmd.stdin;
+    if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`);
+    if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`);
+    if (stdin.kind === 'pipe') {
+      // `echo 'rm -rf /' | sh`: the piped text is known when it comes from echo/printf of literals.
+      const text = literalOutputOf(stdin.from.map((id) => this.out[id]!));
+      if (text !== null) return this.reparse(cmd, text, `| ${name}`);
+    }
+  }
+
+  private unwrapSu(cmd: SimpleCommand, rest: Word[], name: string): void {
+    for (let i = 0; i < rest.length; i++) {
+      const v = rest[i]!.value;
+      if (v === '-c' || v === '--command' || v === '--session-command') {
+        const s = rest[i + 1];
+        if (s) this.unwrapString(cmd, [s], `${name} -c`);
+        return;
+      }
+      if (v.startsWith('--command=')) {
+        this.unwrapString(cmd, [{ ...rest[i]!, value: v.slice('--command='.length) }], `${name} -c`);
+        return;
+      }
+    }
+    if (name === 'runuser') {
+      const dd = rest.findIndex((w) => w.value === '--');
+      if (dd >= 0) this.addInner(cmd, rest.slice(dd + 1), 'runuser', []);
+    }
+  }
+
+  private unwrapXargs(cmd: SimpleCommand, rest: Word[]): void {
+    const skipped = skipOptions(rest, {
+      // -i, -e and -l take their value only attached (-i{}), so they are not listed as taking one.
+      shortWithValue: 'IELnPsda',
+      longWithValue: ['replace', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
+    });
+    let replace: string | undefined;
+    for (let i = 0; i < rest.length; i++) {
+      const v = rest[i]!.value;
+      if (v === '-I' && rest[i + 1]) replace = rest[i + 1]!.value;
+      else if (v.startsWith('-I') && v.length > 2) replace = v.slice(2);
+      else if (v === '-i' || v === '--replace') replace = '{}';
+      else if (v.startsWith('-i') && !v.startsWith('-i-')) replace = v.slice(2);
+      else if (v.startsWith('--replace=')) replace = v.slice('--replace='.length);
+    }
+    const words = skipped.words.length > 0 ? skipped.words : [literalWord('echo')];
+    // xargs appends its input to the command, or puts it where the replace string stands.
+    const inner = replace
+      ? words.map((w) => (w.value.includes(replace!) ? placeholder(w.raw, 'xargs_input') : w))
+      : [...words, placeholder('{xargs input}', 'xargs_input')];
+    this.addInner(cmd, inner, 'xargs', []);
+  }
+
+  private unwrapFind(cmd: SimpleCommand, rest: Word[]): void {
+    for (let i = 0; i < rest.length; i++) {
+      const v = rest[i]!.value;
+      if (v !== '-exec' && v !== '-execdir' && v !== '-ok' && v !== '-okdir') continue;
+      const start = i + 1;
+      let end = start;
+      while (end < rest.length && rest[end]!.value !== ';' && rest[end]!.value !== '+') end++;
+      const words = rest.slice(start, end).map((w) => (w.value.includes('{}') ? placeholder(w.raw, 'find_path') : w));
+      this.addInner(cmd, words, `find ${v}`, []);
+      i = end;
+    }
+  }
+
+  private unwrapWatch(cmd: SimpleCommand, rest: Word[]): void {
+    const skipped = skipOptions(rest, { shortWithValue: 'nq', longWithValue: ['interval', 'differences', 'equexit'] });
+    const direct = rest.some((w) => w.value === '-x' || w.value === '--exec');
+    if (direct) return this.addInner(cmd, skipped.words, 'watch -x', []);
+    // watch hands its words, joined by spaces, to `sh -c`.
+    this.unwrapString(cmd, skipped.words, 'watch');
+  }
+
+  private unwrapSsh(cmd: SimpleCommand, rest: Word[]): void {
+    const skipped = skipOptions(rest, { shortWithValue: 'bcDEeFIiJLlmOopQRSWwB' });
+    const words = skipped.words;
+    if (words.length < 2) return; // only a host: an interactive session
+    // The remote side runs the words, joined by spaces, through the user's shell.
+    this.unwrapString(cmd, words.slice(1), 'ssh', true);
+  }
+
+  private unwrapContainer(cmd: SimpleCommand, rest: Word[], name: string): void {
+    const sub = rest[0]?.value;
+    if (sub === 'exec') {
+      const skipped = skipOptions(rest.slice(1), { shortWithValue: 'euw', longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] });
+      this.addInner(cmd, skipped.words.slice(1), `${name} exec`, [], true);
+    } else if (sub === 'run') {
+      const skipped = skipOptions(rest.slice(1), {
+        shortWithValue: 'aceghlmpuvw',
+        longWithValue: ['add-host', 'attach', 'cap-add', 'cap-drop', 'cgroup-parent', 'cidfile', 'cpus', 'cpu-shares', 'device', 'dns', 'entrypoint', 'env', 'env-file', 'expose', 'gpus', 'group-add', 'health-cmd', 'hostname', 'ip', 'ipc', 'label', 'label-file', 'link', 'log-driver', 'log-opt', 'memory', 'mount', 'name', 'network', 'net', 'pid', 'platform', 'publish', 'pull', 'restart', 'runtime', 'security-opt', 'shm-size', 'stop-signal', 'tmpfs', 'ulimit', 'user', 'userns', 'uts', 'volume', 'volumes-from', 'workdir'],
+      });
+      if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name} run`, [], true);
+    }
+  }
+
+  private unwrapKubectl(cmd: SimpleCommand, rest: Word[], name: string): void {
+    if (!rest.some((w) => w.value === 'exec')) return;
+    const dd = rest.findIndex((w) => w.value === '--');
+    if (dd >= 0) this.addInner(cmd, rest.slice(dd + 1), `${name} exec`, [], true);
+  }
+
+  private unwrapGit(cmd: SimpleCommand, rest: Word[]): void {
+    // `git -c alias.x='!sh -c …' x` and `git -c core.pager='…' log` run shell strings.
+    const configs = new Map<string, Word>();
+    let i = 0;
+    for (; i < rest.length; i++) {
+      const v = rest[i]!.value;
+      if ((v === '-c' && rest[i + 1]) || (v.startsWith('-c') && v.length > 2)) {
+        // `-c key=value` or the attached `-ckey=value`
+        const kv = v === '-c' ? rest[++i]! : { ...rest[i]!, value: v.slice(2) };
+        const eq = kv.value.indexOf('=');
+        if (eq > 0) configs.set(kv.value.slice(0, eq).toLowerCase(), { ...kv, value: kv.value.slice(eq + 1) });
+        continue;
+      }
+      if (v === '-C' || v === '--git-dir' || v === '--work-tree' || v === '--namespace' || v === '--exec-path') { i++; continue; }
+      if (v.startsWith('-')) continue;
+      break;
+    }
+    const sub = rest[i]?.value.toLowerCase();
+    if (sub !== undefined) {
+      const alias = configs.get(`alias.${sub}`);
+      if (alias && alias.value.startsWith('!')) {
+        this.unwrapString(cmd, [{ ...alias, value: alias.value.slice(1) }], 'git alias');
+      }
+    }
+    for (const key of ['core.pager', 'core.editor', 'core.sshcommand', 'sequence.editor', 'core.fsmonitor', 'diff.external']) {
+      const w = configs.get(key);
+      if (w) this.unwrapString(cmd, [w], `git -c ${key}`);
+    }
+  }
+
+  private unwrapTmux(cmd: SimpleCommand, rest: Word[]): void {
+    const sub = rest.findIndex((w) => !w.value.startsWith('-'));
+    const name = rest[sub]?.value;
+    if (!name || !['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'respawnp', 'run-shell', 'run'].includes(name)) return;
+    const skipped = skipOptions(rest.slice(sub + 1), { shortWithValue: 'cetnsxyFlpPLSTwfa' });
+    if (skipped.words.length > 0) this.unwrapString(cmd, skipped.words, `tmux ${name}`);
+  }
+
+  private unwrapParallel(cmd: SimpleCommand, rest: Word[]): void {
+    const sep = rest.findIndex((w) => w.value === ':::' || w.value === '::::' || w.value === ':::+');
+    const words = skipOptions(sep >= 0 ? rest.slice(0, sep) : rest, { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] }).words;
+    if (words.length === 0) return;
+    this.unwrapString(cmd, words.map((w) => (w.value.includes('{') ? placeholder(w.raw, 'parallel_input') : w)), 'parallel');
+  }
+
+  /** Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). */
+  private unwrapString(cmd: SimpleCommand, words: Word[], label: string, remote = false): void {
+    if (words.length === 0) return;
+    const parts: string[] = [];
+    for (const w of words) {
+      const v = staticValue(w);
+      if (v === null) {
+        // Not known until run time: the obfuscation rules see the wrapper with its dynamic string.
+        this.problems.push(`${label}: the command string is only known at run time (${w.raw})`);
+        return;
+      }
+      parts.push(v);
+    }
+    this.reparse(cmd, parts.join(' '), label, remote);
+  }
+
+  private reparse(cmd: SimpleCommand, text: string, label: string, remote = false): void {
+    const depth = cmd.depth + 1;
+    if (depth > MAX_REPARSE_DEPTH) {
+      this.fail('too_deep', `more than ${MAX_REPARSE_DEPTH} levels of nested shell strings (${label})`);
+      return;
+    }
+    const inner = parseShell(text, { depth });
+    if (inner.status !== 'ok') {
+      this.fail(inner.status, `${label}: ${inner.message ?? inner.status}`);
+      return;
+    }
+    const offset = this.out.length;
+    const shift = (id: number): number => id + offset;
+    for (const c of inner.commands) {
+      const moved: SimpleCommand = {
+        ...c,
+        id: shift(c.id),
+        argv: c.argv.map((w) => shiftWord(w, shift)),
+        assignments: c.assignments.map((a) => ({ ...a, value: shiftWord(a.value, shift) })),
+        redirects: c.redirects.map((r) => ({ ...r, target: shiftWord(r.target, shift) })),
+        stdin: shiftStdin(c.stdin, shift, cmd),
+        pipeTo: c.pipeTo.map(shift),
+        inSubstitution: c.inSubstitution || cmd.inSubstitution,
+        inFunction: c.inFunction || cmd.inFunction,
+        via: [...cmd.via, label, ...c.via],
+        wrappedBy: c.wrappedBy === undefined ? cmd.id : shift(c.wrappedBy),
+        remote: remote || cmd.remote === true || c.remote === true,
+      };
+      this.out.push(moved);
+    }
+    this.functions.push(...inner.functions);
+    this.aliases.push(...inner.aliases);
+    this.problems.push(...inner.problems);
+  }
+
+  private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {
+    if (words.length === 0) return;
+    this.out.push({
+      id: this.out.length,
+      argv: words,
+      assignments,
+      redirects: [],
+      stdin: cmd.stdin,
+      pipeTo: cmd.pipeTo,
+      inSubstitution: cmd.inSubstitution,
+      inFunction: cmd.inFunction,
+      depth: cmd.depth,
+      via: [...cmd.via, label],
+      wrappedBy: cmd.id,
+      remote: remote || cmd.remote === true,
+      text: words.map((w) => w.raw).join(' '),
+    });
+  }
+
+  private fail(status: Analysis['status'], message: string): void {
+    this.status = status;
+    this.message = message;
+  }
+}
+
+function shiftWord(w: Word, shift: (id: number) => number): Word {
+  return w.substitutions.length === 0 ? w : { ...w, substitutions: w.substitutions.map(shift) };
+}
+
+function shiftStdin(s: SimpleCommand['stdin'], shift: (id: number) => number, outer: SimpleCommand): SimpleCommand['stdin'] {
+  if (s.kind === 'pipe') return { kind: 'pipe', from: s.from.map(shift) };
+  if (s.kind === 'herestring') return { kind: 'herestring', word: shiftWord(s.word, shift) };
+  if (s.kind === 'file') return { kind: 'file', path: shiftWord(s.path, shift) };
+  // A command string's own commands read the wrapper's standard input unless redirected.
+  return s.kind === 'tty' ? outer.stdin : s;
+}
+
+function literalWord(v: string): Word {
+  return { raw: v, value: v, literal: true, glob: false, vars: [], substitutions: [], substitutionKinds: [] };
+}
+
+function isShellWord(w: Word | undefined): boolean {
+  const v = staticValue(w);
+  return v !== null && SHELLS.has(basename(v));
+}
+
+/** The text that `echo …`/`printf …` of literal words prints, or null when it is not statically known. */
+function literalOutputOf(cmds: SimpleCommand[]): string | null {
+  if (cmds.length !== 1) return null;
+  const c = cmds[0]!;
+  const name = basename(staticValue(c.argv[0]) ?? '');
+  const vals = c.argv.slice(1).map(staticValue);
+  if (vals.some((v) => v === null)) return null;
+  const args = vals as string[];
+  if (name === 'echo') {
+    const words = args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a)));
+    if (args[0] && /e/.test(args[0]) && /^-[neE]+$/.test(args[0])) return null; // escapes: decoded at run time
+    return words.join(' ');
+  }
+  if (name === 'printf' && args.length === 1 && !/[%\\]/.test(args[0]!)) return args[0]!;
+  return null;
+}
+
+interface Skipped {
+  words: Word[];
+  noExec: boolean;
+  splitString?: Word;
+}
+
+/** Skip a wrapper's options and its own operands; what is left is the inner command. */
+function skipOptions(rest: Word[], spec: WrapperSpec): Skipped {
+  const shortWithValue = spec.shortWithValue ?? '';
+  const longWithValue = new Set(spec.longWithValue ?? []);
+  const noExec = new Set(spec.noExec ?? []);
+  let operandsLeft = spec.operands ?? 0;
+  let splitString: Word | undefined;
+  let i = 0;
+  for (; i < rest.length; i++) {
+    const w = rest[i]!;
+    const v = w.value;
+    if (v === '--') { i++; break; }
+    if (v.startsWith('--') && v.length > 2) {
+      const body = v.slice(2);
+      const eq = body.indexOf('=');
+      const key = eq >= 0 ? body.slice(0, eq) : body;
+      if (noExec.has(key)) return { words: [], noExec: true };
+      if (key === 'split-string') {
+        splitString = eq >= 0 ? { ...w, value: body.slice(eq + 1) } : rest[i + 1];
+        if (eq < 0) i++;
+        continue;
+      }
+      if (eq < 0 && longWithValue.has(key)) i++;
+      continue;
+    }
+    if (v.startsWith('-') && v.length > 1 && !(spec.numericOption && /^-\d+$/.test(v))) {
+      for (let j = 1; j < v.length; j++) {
+        const ch = v[j]!;
+        if (noExec.has(ch)) return { words: [], noExec: true };
+        if (shortWithValue.includes(ch)) {
+          const attached = v.slice(j + 1);
+          const value = attached.length > 0 ? { ...w, value: attached } : rest[++i];
+          if (ch === 'S' && spec.assignments) splitString = value;
+          break;
+        }
+      }
+      continue;
+    }
+    if (spec.numericOption && /^-\d+$/.test(v)) continue; // `nice -10 cmd`
+    if (operandsLeft > 0) { operandsLeft--; continue; }
+    break;
+  }
+  const out: Skipped = { words: rest.slice(i), noExec: false };
+  if (splitString !== undefined) out.splitString = splitString;
+  return out;
+}

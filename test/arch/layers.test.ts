@@ -1,0 +1,46 @@
+// Dependencies point one way (DESIGN §8): core <- shell <- policy <- audit/judge <- gate <- adapters/wire <- cli.
+// This test reads every import in src/ and fails on one that points up the stack.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+const RANK: Record<string, number> = { core: 0, shell: 1, policy: 2, audit: 3, judge: 3, gate: 4, exec: 4, adapters: 5, wire: 5, cli: 6 };
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+function layerOf(file: string): string {
+  return relative(SRC, file).split('/')[0]!;
+}
+
+test('every source directory has a place in the layer order', () => {
+  for (const f of files(SRC)) {
+    const layer = layerOf(f);
+    if (layer.endsWith('.ts')) continue; // src/index.ts, the public entry, sits on top
+    assert.ok(layer in RANK, `${relative(SRC, f)}: directory ${layer} is not in the layer order`);
+  }
+});
+
+test('no module imports from a layer above its own', () => {
+  const bad: string[] = [];
+  for (const f of files(SRC)) {
+    const layer = layerOf(f);
+    if (layer.endsWith('.ts')) continue;
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2]!;
+      const target = resolve(dirname(f), spec);
+      const tl = layerOf(target);
+      if (tl.endsWith('.ts')) continue;
+      if ((RANK[tl] ?? 99) > (RANK[layer] ?? -1)) bad.push(`${relative(SRC, f)} imports ${spec} (${layer} -> ${tl})`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});

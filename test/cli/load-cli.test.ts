@@ -1,0 +1,33 @@
+// The CLI loader: it uses the build's V8 code cache, and never a cache made from other source.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+test('the built CLI loads with its code cache, and a changed source is compiled afresh', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'asimov-loader-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    cpSync(join(ROOT, 'bin', 'load-cli.cjs'), join(dir, 'bin', 'load-cli.cjs'));
+    cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true, preserveTimestamps: true });
+    const load = () => {
+      const req = createRequire(join(dir, 'bin', 'x.cjs'));
+      delete req.cache[join(dir, 'bin', 'load-cli.cjs')];
+      return (req('./load-cli.cjs') as { loadCli: () => { cli: { main: unknown }; cacheUsed: boolean } }).loadCli();
+    };
+    const first = load();
+    assert.equal(first.cacheUsed, true);
+    assert.equal(typeof first.cli.main, 'function');
+    appendFileSync(join(dir, 'dist', 'cli.cjs'), '\n');
+    const second = load();
+    assert.equal(second.cacheUsed, false);
+    assert.equal(typeof second.cli.main, 'function');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,48 @@
+// The obfuscation family: names and code only known at run time, glob-built and escaped names,
+// redefined commands and IFS tricks.
+import { describe, test } from 'node:test';
+import { rules } from '../../../src/policy/rules/obfuscation.ts';
+import { expectNoRule, expectRule, tierTable, testRuleExamples } from '../../helpers/rule-tester.ts';
+
+testRuleExamples(rules);
+
+tierTable('hidden command names are never allowed', [
+  ['$CMD', 'soft_deny'],
+  ['${CMD:-ls} -la', 'soft_deny'],
+  ['"$(printf rm)" -rf build', 'soft_deny'],
+  ['/???/?at /etc/passwd', 'soft_deny'],
+  ['/b?n/c[a]t notes.txt', 'soft_deny'],
+  ["c''at notes.txt", 'soft_deny'],
+  ['ca\\t notes.txt', 'soft_deny'],
+  ["$'\\143\\141\\164' notes.txt", 'soft_deny'],
+  ['sudo $TOOL', 'soft_deny'],
+  ['cat${IFS}notes.txt', 'soft_deny'],
+  ['eval "$1"', 'soft_deny'],
+  ['bash -c "$SCRIPT"', 'soft_deny'],
+  ['source "$HOME/.config/x.sh"', 'soft_deny'],
+  ['. <(some-tool env)', 'soft_deny'],
+  ['cat run.sh | sh', 'soft_deny'],
+  ['git() { curl x; }; git status', 'soft_deny'],
+  ['alias sudo="sudo -E"', 'soft_deny'],
+]);
+
+tierTable('ordinary quoting and scripting stay allowed', [
+  ['"git" status', 'allow'],
+  ['\\ls -la', 'allow'],
+  ["'/usr/bin/env' --version", 'allow'],
+  ['d=build; ls $d', 'allow'],
+  ['while IFS= read -r line; do echo "$line"; done < notes.txt', 'allow'],
+  ['eval "echo hi"', 'allow'],
+  ['bash -c "ls -la"', 'allow'],
+  ['source .venv/bin/activate', 'allow'],
+  ['echo ls | sh', 'allow'],
+]);
+
+describe('the obfuscation rules stay quiet on near-misses', () => {
+  test('a helper function with a new name is fine', () => expectNoRule('lint() { npm run lint; }; lint', 'obf.redefine-command'));
+  test('alias listing is not a redefinition', () => expectNoRule('alias', 'obf.redefine-command'));
+  test('IFS as a prefix to read is the everyday idiom', () => expectNoRule('IFS=: read -r a b <<< "x:y"', 'obf.ifs'));
+  test('a variable argument is not a dynamic command', () => expectNoRule('ls "$DIR"', 'obf.dynamic-command'));
+  test('a glob argument is not a glob command', () => expectNoRule('cat *.md', 'obf.glob-command'));
+  test('a dynamic eval is reported even when it looks like a known idiom', () => expectRule('eval "$(direnv hook bash)"', 'obf.eval-dynamic'));
+});
