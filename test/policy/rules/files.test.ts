@@ -12,6 +12,7 @@ import type { RuleContext, RuleExample, ToolRule } from '../../../src/policy/rul
 import { rules as fileRules } from '../../../src/policy/rules/files.ts';
 import { rules as webRules } from '../../../src/policy/rules/web.ts';
 import { rules as mcpRules } from '../../../src/policy/rules/mcp.ts';
+import { testRuleExamples } from '../../helpers/rule-tester.ts';
 
 /** The example machine of src/policy/examples.ts, plus a protected path for file.write-protected. */
 const MACHINE: RuleContextOptions = {
@@ -157,3 +158,7 @@ describe('finding subjects and reasons', () => {
     assert.match(h.reason ?? '', /~\/\.zshrc \(\/home\/dev\/\.zshrc\)/);
   });
 });
+
+
+// Every example again, through the whole pipeline with the full recommended pack.
+testRuleExamples(fileRules);

@@ -7,6 +7,7 @@ import type { ToolCall } from '../../../src/core/types.ts';
 import { createRuleContext } from '../../../src/policy/context.ts';
 import type { RuleExample, RuleHit, ToolRule } from '../../../src/policy/rule.ts';
 import { mcpPathArgs, mcpToolVerb, mcpUrlArgs, nameWords, rules } from '../../../src/policy/rules/mcp.ts';
+import { testRuleExamples } from '../../helpers/rule-tester.ts';
 
 const ctx = createRuleContext({
   cwd: '/home/dev/project',
@@ -147,3 +148,7 @@ describe('paths and URLs in MCP arguments', () => {
     assert.deepEqual(mcpPathArgs(deep), []);
   });
 });
+
+
+// Every example again, through the whole pipeline with the full recommended pack.
+testRuleExamples(rules);

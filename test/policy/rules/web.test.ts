@@ -9,6 +9,7 @@ import type { RuleContext, RuleExample, ToolRule } from '../../../src/policy/rul
 import { rules as fileRules } from '../../../src/policy/rules/files.ts';
 import { rules as webRules } from '../../../src/policy/rules/web.ts';
 import { rules as mcpRules } from '../../../src/policy/rules/mcp.ts';
+import { testRuleExamples } from '../../helpers/rule-tester.ts';
 
 const ctx = createRuleContext({
   cwd: '/home/dev/project',
@@ -108,3 +109,7 @@ describe('finding subjects', () => {
     assert.match(h.reason ?? '', /0x0\.st/);
   });
 });
+
+
+// Every example again, through the whole pipeline with the full recommended pack.
+testRuleExamples(webRules);
