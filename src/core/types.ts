@@ -8,8 +8,10 @@ export type Tier = 'allow' | 'unknown' | 'soft_deny' | 'hard_deny';
 
 export const TIER_ORDER: readonly Tier[] = ['allow', 'unknown', 'soft_deny', 'hard_deny'];
 
+const RANK: Readonly<Record<Tier, number>> = { allow: 0, unknown: 1, soft_deny: 2, hard_deny: 3 };
+
 export function tierRank(t: Tier): number {
-  return TIER_ORDER.indexOf(t);
+  return RANK[t];
 }
 
 /** The more severe of two tiers. */

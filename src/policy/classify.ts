@@ -103,14 +103,9 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     const prog = programName(cmd);
     const findings: Finding[] = [];
     const matchedAllowOverrides: Rule[] = [];
-    const run = (rule: ShellRule): void => {
-      const hit = rule.match(cmd, ctx, analysis);
-      if (!hit) return;
-      findings.push(toFinding(rule, hit, cmd.text, idx));
-      if (idx.overrides.has(rule)) matchedAllowOverrides.push(rule);
-    };
-    if (prog !== null) for (const rule of idx.byProgram.get(prog) ?? []) run(rule);
-    for (const rule of idx.anyProgram) run(rule);
+    const forProgram = prog === null ? undefined : idx.byProgram.get(prog);
+    if (forProgram) runShellRules(forProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
+    runShellRules(idx.anyProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
 
     const kept = applyOverrides(findings, matchedAllowOverrides, idx);
     let cmdTier: Tier;
@@ -130,6 +125,24 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     if (tierRank(cmdTier) > tierRank(tier)) tier = cmdTier;
   }
   return { classification: combine(tier, all, unknownReason, analysis), analysis, perCommand };
+}
+
+function runShellRules(
+  rules: readonly ShellRule[],
+  cmd: SimpleCommand,
+  ctx: RuleContext,
+  analysis: Analysis,
+  idx: RuleIndex,
+  findings: Finding[],
+  matchedAllowOverrides: Rule[],
+): void {
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const hit = rule.match(cmd, ctx, analysis);
+    if (!hit) continue;
+    findings.push(toFinding(rule, hit, cmd.text, idx));
+    if (idx.overrides.size > 0 && idx.overrides.has(rule)) matchedAllowOverrides.push(rule);
+  }
 }
 
 function classifyTool(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): Classification {
