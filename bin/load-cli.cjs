@@ -11,12 +11,13 @@ const CLI = path.join(__dirname, '..', 'dist', 'cli.cjs');
 const CACHE = `${CLI}.cache`;
 
 /**
- * V8 checks a code cache against the source's length only, so the cache also names the size and
- * modification time of the source it was made from; any other source is compiled afresh.
+ * V8 checks a code cache against the source's length only, so the build writes a build id into the first
+ * line of the bundle and into the cache's key file; a cache is used only for the build that made it.
+ * (File times are no key: copies and npm installs change them.)
  */
-function cacheKey() {
-  const st = fs.statSync(CLI);
-  return `${st.size}:${Math.trunc(st.mtimeMs)}`;
+function buildId(source) {
+  const m = /^\/\*asimov-build:([0-9a-f-]+)\*\//.exec(source);
+  return m ? m[1] : null;
 }
 
 /** Compile and evaluate dist/cli.cjs; returns its exports and the compiled script (to make a cache). */
@@ -24,7 +25,8 @@ function loadCli() {
   const source = fs.readFileSync(CLI, 'utf8');
   let cachedData;
   try {
-    if (fs.readFileSync(`${CACHE}-key`, 'utf8') === cacheKey()) cachedData = fs.readFileSync(CACHE);
+    const id = buildId(source);
+    if (id !== null && fs.readFileSync(`${CACHE}-key`, 'utf8') === id) cachedData = fs.readFileSync(CACHE);
   } catch {
     cachedData = undefined;
   }
@@ -35,4 +37,4 @@ function loadCli() {
   return { cli: mod.exports, script, cacheUsed: cachedData !== undefined && !script.cachedDataRejected };
 }
 
-module.exports = { loadCli, cacheKey, CLI, CACHE };
+module.exports = { loadCli, buildId, CLI, CACHE };

@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -14,7 +15,8 @@ const common = { bundle: true, platform: 'node', target: 'node20', legalComments
 await build({ ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
   // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
   define: { 'import.meta.url': '__asimovImportMetaUrl' },
-  banner: { js: "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it).
+  banner: { js: `/*asimov-build:${randomUUID()}*/\nvar __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
 });
 
 // The library, for `import { createGate } from 'asimov'`.

@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { loadCli, cacheKey, CACHE } = require('../bin/load-cli.cjs');
+const { loadCli, buildId, CLI, CACHE } = require('../bin/load-cli.cjs');
 
 try { fs.rmSync(CACHE, { force: true }); } catch {}
 const { cli, script } = loadCli();
@@ -20,7 +20,7 @@ const calls = [
 (async () => {
   for (const c of calls) await cli.main(c, io);
   fs.writeFileSync(CACHE, script.createCachedData());
-  fs.writeFileSync(`${CACHE}-key`, cacheKey());
+  fs.writeFileSync(`${CACHE}-key`, buildId(fs.readFileSync(CLI, 'utf8')) ?? '');
   fs.rmSync(home, { recursive: true, force: true });
 })().catch((e) => {
   console.error(`warm-cache: ${e && e.stack ? e.stack : e}`);

@@ -2,7 +2,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +14,7 @@ test('the built CLI loads with its code cache, and a changed source is compiled 
   try {
     mkdirSync(join(dir, 'bin'));
     cpSync(join(ROOT, 'bin', 'load-cli.cjs'), join(dir, 'bin', 'load-cli.cjs'));
-    cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true, preserveTimestamps: true });
+    cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
     const load = () => {
       const req = createRequire(join(dir, 'bin', 'x.cjs'));
       delete req.cache[join(dir, 'bin', 'load-cli.cjs')];
@@ -23,7 +23,9 @@ test('the built CLI loads with its code cache, and a changed source is compiled 
     const first = load();
     assert.equal(first.cacheUsed, true);
     assert.equal(typeof first.cli.main, 'function');
-    appendFileSync(join(dir, 'dist', 'cli.cjs'), '\n');
+    // A rebuilt bundle carries a new build id: the old cache must not be used for it.
+    const file = join(dir, 'dist', 'cli.cjs');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^\/\*asimov-build:[0-9a-f-]+/, '/*asimov-build:00000000-0000-4000-8000-000000000000'));
     const second = load();
     assert.equal(second.cacheUsed, false);
     assert.equal(typeof second.cli.main, 'function');
