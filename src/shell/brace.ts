@@ -3,27 +3,29 @@
 
 import type { Part } from './parser.ts';
 import { ShellError } from './lexer.ts';
-import { MAX_BRACE_RESULTS } from './limits.ts';
+import { MAX_BRACE_RESULTS, MAX_BRACES_PER_WORD } from './limits.ts';
 
 /** One character of unquoted text, or a part that brace expansion treats as opaque. */
 type Item = string | Part;
 
 /** Expands a word's braces into one part list per resulting word (the input itself when none). */
 export function expandBraces(parts: Part[], max = MAX_BRACE_RESULTS): Part[][] {
-  let has = false;
+  let opens = 0;
   for (const p of parts) {
     if (p.t === 'lit' && !p.q && p.s.includes('{')) {
-      has = true;
-      break;
+      for (let i = 0; i < p.s.length; i++) if (p.s.charCodeAt(i) === 123) opens++;
     }
   }
-  if (!has) return [parts];
+  if (opens === 0) return [parts];
+  if (opens > MAX_BRACES_PER_WORD) {
+    throw new ShellError('too_complex', `a word with more than ${MAX_BRACES_PER_WORD} unquoted \`{\` is too complex to expand`);
+  }
   const items: Item[] = [];
   for (const p of parts) {
     if (p.t === 'lit' && !p.q) for (const ch of p.s) items.push(ch);
     else items.push(p);
   }
-  const results = expand(items, max);
+  const results = expand(items, max, { left: MAX_EXPANDED_CHARS });
   if (results.length === 1 && results[0] === items) return [parts];
   const out: Part[][] = [];
   for (const r of results) {
@@ -105,7 +107,7 @@ function matchBrace(items: Item[], i: number, max: number): number {
     if (it === '{') depth++;
     else if (it === '}') {
       if (depth > 0) depth--;
-      else if (commas || sequence(items.slice(i + 1, j), max, true) !== null) return j;
+      else if (commas || (j - i <= MAX_SEQUENCE_TEXT && sequence(items.slice(i + 1, j), max, true) !== null)) return j;
     } else if (it === ',' && depth === 0) commas = true;
   }
   return -1;
@@ -132,6 +134,9 @@ function splitCommas(items: Item[]): Item[][] | null {
   out.push(cur);
   return found ? out : null;
 }
+
+/** Longest text between braces that can be a sequence (`{-9999999999..9999999999..99}`, with room). */
+const MAX_SEQUENCE_TEXT = 80;
 
 const NUM = /^([+-]?\d+)\.\.([+-]?\d+)(?:\.\.([+-]?\d+))?$/;
 const CHR = /^([A-Za-z])\.\.([A-Za-z])(?:\.\.([+-]?\d+))?$/;
@@ -190,7 +195,10 @@ function sequence(items: Item[], max: number, probe = false): Item[][] | null {
   return null;
 }
 
-function expand(items: Item[], max: number): Item[][] {
+/** Most characters all the words of one expansion may add up to (many results of a long word). */
+const MAX_EXPANDED_CHARS = 1 << 20;
+
+function expand(items: Item[], max: number, budget: { left: number }): Item[][] {
   // Find the first `{` that opens a real brace expression; others are ordinary characters.
   for (let i = 0; i < items.length; i++) {
     if (items[i] !== '{') continue;
@@ -202,7 +210,7 @@ function expand(items: Item[], max: number): Item[][] {
     if (alts) {
       const expanded: Item[][] = [];
       for (const a of alts) {
-        for (const e of expand(a, max)) {
+        for (const e of expand(a, max, budget)) {
           expanded.push(e);
           if (expanded.length > max) tooMany(max);
         }
@@ -213,10 +221,16 @@ function expand(items: Item[], max: number): Item[][] {
       if (!alts) continue;
     }
     const pre = items.slice(0, i);
-    const post = expand(items.slice(j + 1), max);
+    const post = expand(items.slice(j + 1), max, budget);
     if (alts.length * post.length > max) tooMany(max);
     const out: Item[][] = [];
-    for (const a of alts) for (const p of post) out.push([...pre, ...a, ...p]);
+    for (const a of alts) {
+      for (const p of post) {
+        budget.left -= pre.length + a.length + p.length;
+        if (budget.left < 0) throw new ShellError('refused', 'brace expansion produces too much text');
+        out.push([...pre, ...a, ...p]);
+      }
+    }
     return out;
   }
   return [items];

@@ -13,66 +13,17 @@ export class ShellError extends Error {
   }
 }
 
-// Character codes used by the scanner.
-export const C_TAB = 9;
-export const C_NL = 10;
-export const C_SPACE = 32;
-export const C_BANG = 33;
-export const C_DQUOTE = 34;
-export const C_HASH = 35;
-export const C_DOLLAR = 36;
-export const C_AMP = 38;
-export const C_SQUOTE = 39;
-export const C_LPAREN = 40;
-export const C_RPAREN = 41;
-export const C_STAR = 42;
-export const C_PLUS = 43;
-export const C_COMMA = 44;
-export const C_MINUS = 45;
-export const C_DOT = 46;
-export const C_SLASH = 47;
-export const C_0 = 48;
-export const C_9 = 57;
-export const C_COLON = 58;
-export const C_SEMI = 59;
-export const C_LT = 60;
-export const C_EQ = 61;
-export const C_GT = 62;
-export const C_QUESTION = 63;
-export const C_AT = 64;
-export const C_LBRACKET = 91;
-export const C_BACKSLASH = 92;
-export const C_RBRACKET = 93;
-export const C_UNDERSCORE = 95;
-export const C_BACKTICK = 96;
-export const C_LBRACE = 123;
-export const C_PIPE = 124;
-export const C_RBRACE = 125;
-export const C_TILDE = 126;
-
-/** Characters that end an unquoted word: blanks, newline and `| & ; ( ) < >`. */
-export function isMeta(c: number): boolean {
-  return c === C_SPACE || c === C_TAB || c === C_NL || c === C_PIPE || c === C_AMP || c === C_SEMI ||
-    c === C_LPAREN || c === C_RPAREN || c === C_LT || c === C_GT;
-}
-
-export function isDigit(c: number): boolean {
-  return c >= C_0 && c <= C_9;
-}
-
-export function isNameStart(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === C_UNDERSCORE;
-}
-
-export function isNameChar(c: number): boolean {
-  return isNameStart(c) || isDigit(c);
-}
-
-export function isName(s: string): boolean {
-  if (s.length === 0 || !isNameStart(s.charCodeAt(0))) return false;
-  for (let i = 1; i < s.length; i++) if (!isNameChar(s.charCodeAt(i))) return false;
-  return true;
-}
+// Character codes used here (the parser keeps its own copy, module-local, for its hot loops).
+const C_TAB = 9;
+const C_NL = 10;
+const C_DQUOTE = 34;
+const C_SQUOTE = 39;
+const C_0 = 48;
+const C_9 = 57;
+const C_QUESTION = 63;
+const C_BACKSLASH = 92;
+const C_LBRACE = 123;
+const C_RBRACE = 125;
 
 /**
  * Invisible or look-alike characters that must not appear outside quotes: there they would make a

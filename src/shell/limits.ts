@@ -15,3 +15,9 @@ export const MAX_NODES = 20_000;
 
 /** Most words one brace expansion may produce (`{1..100000}` would otherwise flood the rules). */
 export const MAX_BRACE_RESULTS = 1024;
+
+/**
+ * Most unquoted `{` one word may hold for brace expansion; more is status `too_complex`. Matching
+ * braces the way bash does costs time in the square of their number, so it is kept small.
+ */
+export const MAX_BRACES_PER_WORD = 128;

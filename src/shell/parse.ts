@@ -4,10 +4,9 @@
 import type {
   Analysis, Assignment, Redirect, SimpleCommand, StdinSource, Word,
 } from './types.ts';
-import {
-  Parser, plainText,
-  type CmdNode, type CompoundNode, type ListNode, type ListItem, type Part, type RedirNode, type SimpleNode,
-  type WordNode, type FuncNode,
+import { Parser, plainText } from './parser.ts';
+import type {
+  CmdNode, CompoundNode, ListNode, ListItem, Part, RedirNode, SimpleNode, WordNode, FuncNode,
 } from './parser.ts';
 import { ShellError, screenInput } from './lexer.ts';
 import { expandBraces } from './brace.ts';
@@ -58,8 +57,6 @@ interface Ctx {
   redirs: Redirect[];
   /** Constant propagation applies here (not in function bodies). */
   consts: boolean;
-  /** Id of the simple command whose words are being walked (for process substitutions), or -1. */
-  owner: number;
 }
 
 const TTY: StdinSource = { kind: 'tty' };
@@ -83,7 +80,7 @@ class Collector {
   run(program: ListNode): Analysis {
     this.plan = planConstants(program);
     const ctx: Ctx = {
-      inSub: false, inFunc: false, stdin: TTY, readers: null, sink: null, redirs: [], consts: true, owner: -1,
+      inSub: false, inFunc: false, stdin: TTY, readers: null, sink: null, redirs: [], consts: true,
     };
     this.walkList(program, ctx, true);
     return {
@@ -137,7 +134,7 @@ class Collector {
   private walkFunc(fn: FuncNode, ctx: Ctx): void {
     this.functions.push(fn.name);
     this.walkCmd(fn.body, {
-      inSub: ctx.inSub, inFunc: true, stdin: TTY, readers: null, sink: null, redirs: [], consts: false, owner: -1,
+      inSub: ctx.inSub, inFunc: true, stdin: TTY, readers: null, sink: null, redirs: [], consts: false,
     });
   }
 
@@ -146,7 +143,7 @@ class Collector {
     let inner = ctx;
     let own: Redirect[] = [];
     if (node.redirs.length > 0) {
-      own = node.redirs.map((r) => this.buildRedirect(r, { ...ctx, owner: -1 }));
+      own = node.redirs.map((r) => this.buildRedirect(r, ctx, -1));
       const stdin = stdinFrom(own);
       inner = { ...ctx, redirs: [...ctx.redirs, ...own] };
       if (stdin) {
@@ -156,8 +153,8 @@ class Collector {
     }
     for (const item of node.items) {
       if ('list' in item) this.walkList(item.list, inner);
-      else if ('word' in item) this.walkParts(item.word.parts, { ...inner, owner: -1 });
-      else this.walkParts(item.arith, { ...inner, owner: -1 });
+      else if ('word' in item) this.walkParts(item.word.parts, inner, -1);
+      else this.walkParts(item.arith, inner, -1);
     }
     if (this.commands.length === before && own.length > 0) {
       // A compound command with no command inside still performs its redirections (`case … esac > f`).
@@ -176,16 +173,15 @@ class Collector {
     const id = this.commands.length;
     // Reserve the id first so that the commands of its substitutions follow it.
     this.commands.push(null as unknown as SimpleCommand);
-    const wctx: Ctx = { ...ctx, owner: id };
     const consts = ctx.consts ? this.active : null;
 
     const assignments: Assignment[] = [];
     for (const a of node.assigns) {
-      if (a.index) this.walkParts(a.index, wctx);
+      if (a.index) this.walkParts(a.index, ctx, id);
       if (a.array) {
         const elems: Word[] = [];
         for (const e of a.array) {
-          this.walkParts(e.parts, wctx);
+          this.walkParts(e.parts, ctx, id);
           for (const x of expandBraces(e.parts)) elems.push(buildWord(e.raw, x, { consts }));
         }
         assignments.push({
@@ -193,17 +189,17 @@ class Collector {
           value: buildWord(a.value.raw, a.value.parts, { noGlob: true, dynamic: true }),
         });
       } else {
-        this.walkParts(a.value.parts, wctx);
+        this.walkParts(a.value.parts, ctx, id);
         assignments.push({
           name: a.name, append: a.append,
-          value: buildWord(a.value.raw, a.value.parts, { noGlob: true, consts, dynamic: a.index !== null }),
+          value: buildWord(a.value.raw, a.value.parts, { noGlob: true, consts }),
         });
       }
     }
 
     const argv: Word[] = [];
     for (const w of node.words) {
-      this.walkParts(w.parts, wctx);
+      this.walkParts(w.parts, ctx, id);
       if (w.compound) {
         argv.push(buildWord(w.raw, w.parts, { dynamic: true }));
         continue;
@@ -211,7 +207,7 @@ class Collector {
       for (const x of expandBraces(w.parts)) argv.push(buildWord(w.raw, x, { consts }));
     }
 
-    const own = node.redirs.map((r) => this.buildRedirect(r, wctx));
+    const own = node.redirs.length > 0 ? node.redirs.map((r) => this.buildRedirect(r, ctx, id)) : [];
     const stdin = stdinFrom(own) ?? ctx.stdin;
     const cmd: SimpleCommand = {
       id,
@@ -236,7 +232,12 @@ class Collector {
 
   private noteAliases(cmd: SimpleCommand): void {
     const a0 = cmd.argv[0];
-    if (!a0 || !a0.literal || a0.value !== 'alias') return;
+    if (!a0) return;
+    if (a0.value === 'shopt' && cmd.argv.some((w) => w.value === 'expand_aliases')) {
+      // With aliases expanded, a later line's command name may stand for anything an alias says.
+      this.problems.push('alias expansion is switched on (shopt expand_aliases): later command names may be aliases');
+    }
+    if (!a0.literal || a0.value !== 'alias') return;
     for (const w of cmd.argv.slice(1)) {
       const eq = w.value.indexOf('=');
       if (eq <= 0) continue;
@@ -245,9 +246,9 @@ class Collector {
     }
   }
 
-  private buildRedirect(r: RedirNode, ctx: Ctx): Redirect {
-    this.walkParts(r.target.parts, ctx);
-    if (r.heredoc?.parts) this.walkParts(r.heredoc.parts, { ...ctx, owner: -1 });
+  private buildRedirect(r: RedirNode, ctx: Ctx, owner: number): Redirect {
+    this.walkParts(r.target.parts, ctx, owner);
+    if (r.heredoc?.parts) this.walkParts(r.heredoc.parts, ctx, -1);
     const data = r.op === '<<' || r.op === '<<-' || r.op === '<<<';
     const target = buildWord(r.target.raw, r.target.parts, { noGlob: data, consts: ctx.consts ? this.active : null });
     let access: Redirect['access'];
@@ -265,38 +266,41 @@ class Collector {
     return out;
   }
 
-  /** Emits the commands of the substitutions inside parts, recording their ids on the parts. */
-  private walkParts(parts: readonly Part[], ctx: Ctx): void {
+  /**
+   * Emits the commands of the substitutions inside parts, recording their ids on the parts. `owner`
+   * is the simple command whose words these are (process substitutions feed it), or -1.
+   */
+  private walkParts(parts: readonly Part[], ctx: Ctx, owner: number): void {
     for (const p of parts) {
       if (p.t === 'param') {
-        if (p.inner.length > 0) this.walkParts(p.inner, ctx);
+        if (p.inner.length > 0) this.walkParts(p.inner, ctx, owner);
         continue;
       }
       if (p.t !== 'sub') continue;
       if (p.body) {
         const start = this.commands.length;
-        const sctx: Ctx = { ...ctx, inSub: true, sink: null, redirs: [], owner: -1 };
+        const sctx: Ctx = { ...ctx, inSub: true, sink: null, redirs: [] };
         let outReaders: number[] | null = null;
         if (p.kind === 'process-in') sctx.sink = [];
-        if (p.kind === 'process-out' && ctx.owner >= 0) {
-          sctx.stdin = { kind: 'pipe', from: [ctx.owner] };
+        if (p.kind === 'process-out' && owner >= 0) {
+          sctx.stdin = { kind: 'pipe', from: [owner] };
           outReaders = [];
           sctx.readers = outReaders;
         }
         this.walkList(p.body, sctx);
-        if (p.kind === 'process-in' && ctx.owner >= 0) {
-          for (const s of sctx.sink!) this.commands[s]!.pipeTo.push(ctx.owner);
+        if (p.kind === 'process-in' && owner >= 0) {
+          for (const s of sctx.sink!) this.commands[s]!.pipeTo.push(owner);
         }
         if (outReaders && outReaders.length > 0) {
-          const list = this.extraPipeTo.get(ctx.owner) ?? [];
+          const list = this.extraPipeTo.get(owner) ?? [];
           list.push(...outReaders);
-          this.extraPipeTo.set(ctx.owner, list);
+          this.extraPipeTo.set(owner, list);
         }
         const ids: number[] = [];
         for (let i = start; i < this.commands.length; i++) ids.push(i);
         p.ids = ids;
       }
-      if (p.inner.length > 0) this.walkParts(p.inner, ctx);
+      if (p.inner.length > 0) this.walkParts(p.inner, ctx, owner);
     }
   }
 }
@@ -508,10 +512,9 @@ function dynamicAssigner(s: SimpleNode, alive: ReadonlyMap<string, string>): boo
         }
         return true;
       }
-      if (t.startsWith('-') && t.includes('i') && name !== 'printf' && name !== 'read') return true; // integer attribute
-      if (name === 'printf' && t.startsWith('-v')) {
-        // `printf -v NAME`: NAME is literal here (checked by the names-as-text rule).
-      }
+      // `declare -i x` makes later assignments of x arithmetic, which can assign any variable.
+      // (A literal `printf -v NAME` is covered by the names-as-text rule.)
+      if (t.startsWith('-') && t.includes('i') && name !== 'printf' && name !== 'read') return true;
     }
     return false;
   }
@@ -528,4 +531,3 @@ function resolveName(parts: readonly Part[], alive: ReadonlyMap<string, string>)
   return out;
 }
 
-export type { Analysis };

@@ -2,13 +2,75 @@
 // rejects throws `unparseable`; syntax bash accepts but we do not fully understand throws `refused`.
 
 import type { RedirectOp, SubstitutionKind } from './types.ts';
-import {
-  ShellError, isMeta, isDigit, isNameStart, isNameChar, isDeceptive, deceptiveMessage, decodeAnsiC, where,
-  C_TAB, C_NL, C_SPACE, C_BANG, C_DQUOTE, C_HASH, C_DOLLAR, C_AMP, C_SQUOTE, C_LPAREN, C_RPAREN, C_STAR,
-  C_PLUS, C_MINUS, C_COLON, C_SEMI, C_LT, C_EQ, C_GT, C_QUESTION, C_AT, C_LBRACKET, C_BACKSLASH,
-  C_RBRACKET, C_BACKTICK, C_COMMA, C_LBRACE, C_PIPE, C_RBRACE, C_TILDE, C_SLASH, C_DOT, C_UNDERSCORE,
-} from './lexer.ts';
-import { MAX_NESTING, MAX_NODES } from './limits.ts';
+import { ShellError, isDeceptive, deceptiveMessage, decodeAnsiC, where } from './lexer.ts';
+import { MAX_NESTING as NESTING_LIMIT, MAX_NODES as NODES_LIMIT } from './limits.ts';
+
+// The scanner's character codes and classes live here, module-local, because the hot loops use
+// them on every character: imported bindings can cost a getter call per use once compiled to CJS.
+const MAX_NESTING = NESTING_LIMIT;
+const MAX_NODES = NODES_LIMIT;
+const C_TAB = 9;
+const C_NL = 10;
+const C_SPACE = 32;
+const C_BANG = 33;
+const C_DQUOTE = 34;
+const C_HASH = 35;
+const C_DOLLAR = 36;
+const C_AMP = 38;
+const C_SQUOTE = 39;
+const C_LPAREN = 40;
+const C_RPAREN = 41;
+const C_STAR = 42;
+const C_PLUS = 43;
+const C_COMMA = 44;
+const C_MINUS = 45;
+const C_DOT = 46;
+const C_SLASH = 47;
+const C_0 = 48;
+const C_9 = 57;
+const C_COLON = 58;
+const C_SEMI = 59;
+const C_LT = 60;
+const C_EQ = 61;
+const C_GT = 62;
+const C_QUESTION = 63;
+const C_AT = 64;
+const C_LBRACKET = 91;
+const C_BACKSLASH = 92;
+const C_RBRACKET = 93;
+const C_BACKTICK = 96;
+const C_LBRACE = 123;
+const C_PIPE = 124;
+const C_RBRACE = 125;
+const C_TILDE = 126;
+
+/** Characters that end an unquoted word: blanks, newline and `| & ; ( ) < >`. */
+function isMeta(c: number): boolean {
+  return c === C_SPACE || c === C_TAB || c === C_NL || c === C_PIPE || c === C_AMP || c === C_SEMI ||
+    c === C_LPAREN || c === C_RPAREN || c === C_LT || c === C_GT;
+}
+
+function isDigit(c: number): boolean {
+  return c >= C_0 && c <= C_9;
+}
+
+function isNameStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+function isNameChar(c: number): boolean {
+  return isNameStart(c) || isDigit(c);
+}
+
+/** ASCII characters with no meaning inside an unquoted word (the word reader skips runs of them). */
+const PLAIN = new Uint8Array(128);
+for (let c = 33; c < 127; c++) PLAIN[c] = 1;
+for (const ch of '|&;()<>\'"\\$`*?[+@!~') PLAIN[ch.charCodeAt(0)] = 0;
+
+/** Single-character special parameters: `$@ $* $# $? $- $$ $!`. */
+function isSpecialParam(d: number): boolean {
+  return d === C_AT || d === C_STAR || d === C_HASH || d === C_QUESTION || d === C_MINUS || d === C_DOLLAR || d === C_BANG;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The syntax tree
@@ -134,7 +196,7 @@ const RESERVED = new Set([
   'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select',
   'function', 'time', '{', '}', '!', '[[', ']]', 'in', 'coproc',
 ]);
-const NOT_A_COMMAND = new Set(['then', 'elif', 'else', 'fi', 'do', 'done', 'esac', '}', 'in', '!']);
+const NOT_A_COMMAND = new Set(['then', 'elif', 'else', 'fi', 'do', 'done', 'esac', '}', 'in', '!', ']]']);
 const ASSIGN_BUILTINS = new Set(['alias', 'declare', 'eval', 'export', 'let', 'local', 'readonly', 'typeset']);
 const UNARY_TESTS = new Set([
   '-a', '-b', '-c', '-d', '-e', '-f', '-g', '-h', '-k', '-p', '-r', '-s', '-t', '-u', '-w', '-x', '-O', '-G',
@@ -312,6 +374,13 @@ export class Parser {
   /** The reserved word starting at pos, if the text there is exactly one (a whole unquoted word). */
   private reservedAt(): string | null {
     const s = this.src;
+    // Every reserved word starts with one of `! [ ] { } c d e f i s t u w`.
+    const c0 = s.charCodeAt(this.pos);
+    if (!(c0 === C_BANG || c0 === C_LBRACKET || c0 === C_RBRACKET || c0 === C_LBRACE || c0 === C_RBRACE ||
+      c0 === 99 || c0 === 100 || c0 === 101 || c0 === 102 || c0 === 105 || c0 === 115 || c0 === 116 ||
+      c0 === 117 || c0 === 119)) {
+      return null;
+    }
     let e = this.pos;
     while (e < this.n && e - this.pos < 9) {
       const c = s.charCodeAt(e);
@@ -429,9 +498,13 @@ export class Parser {
       this.skipBlanks();
       if (this.c() === C_PIPE && this.c(1) !== C_PIPE) {
         this.pos++;
-        if (this.c() === C_AMP) this.pos++;
+        const stderrToo = this.c() === C_AMP;
+        if (stderrToo) this.pos++;
         this.checkOpCont();
+        const before = this.pos;
         this.skipNewlines();
+        // bash 5.2 takes `time` as a misplaced keyword after `|&` and a newline.
+        if (stderrToo && this.src.slice(before, this.pos).includes('\n') && this.reservedAt() === 'time') this.unexpected();
         cmds.push(this.parseCommand());
       } else break;
     }
@@ -463,6 +536,11 @@ export class Parser {
       if (this.contAt(this.pos + 1)) this.refuse('line continuation right after `(`');
       if (this.c(1) === C_LPAREN) {
         const e = this.scanArith(this.pos + 2);
+        // bash cannot re-read `(( x )⏎)` as nested subshells (it reports a syntax error).
+        if (e < 0) {
+          const close = this.scanParens(this.pos + 2);
+          if (close >= 0 && this.src.charCodeAt(close + 1) === C_NL) this.fail('unexpected `)` after `((`', close);
+        }
         if (e >= 0) {
           this.enter();
           this.count();
@@ -504,6 +582,9 @@ export class Parser {
       if (!rd) break;
       node.redirs.push(rd);
     }
+    // After `}`, `fi`… a reserved word may follow directly; after a redirection it would be a
+    // plain word, which a compound command cannot take.
+    if (node.redirs.length > 0 && this.pos < this.n && !isMeta(this.c())) this.unexpected();
     node.text = this.src.slice(start, this.pos);
     return node;
   }
@@ -699,14 +780,18 @@ export class Parser {
     return { t: 'compound', kind: 'case', text: '', items, redirs: [] };
   }
 
-  // `[[ … ]]`: bash's conditional-expression grammar, so what bash rejects we reject.
+  // `[[ … ]]`: bash's conditional-expression grammar, so what bash rejects we reject. Newlines are
+  // allowed where a term starts (after `[[`, `!`, `(`, `&&`, `||`) and after a complete unary or
+  // binary test or `)`, but not after a lone word (bash then wants a binary operator), as in bash.
   private parseCond(): CompoundNode {
     this.enter();
     this.count();
     this.pos += 2;
     const items: Item[] = [];
-    this.condOr(items);
-    this.condSkip();
+    this.condSkip(true);
+    // `[[ ]]` is accepted by bash's parser (and is simply false).
+    if (!this.condWordIs(']]')) this.condOr(items);
+    this.condSkip(false);
     if (!this.condWordIs(']]')) {
       if (this.pos >= this.n) this.fail('unexpected end of input (expected `]]`)');
       this.fail('conditional expression: expected `]]`');
@@ -716,8 +801,9 @@ export class Parser {
     return { t: 'compound', kind: 'cond', text: '', items, redirs: [] };
   }
 
-  private condSkip(): void {
-    this.skipNewlines();
+  private condSkip(newlines: boolean): void {
+    if (newlines) this.skipNewlines();
+    else this.skipBlanks();
   }
 
   private condWordIs(w: string): boolean {
@@ -727,7 +813,7 @@ export class Parser {
   private condOr(items: Item[]): void {
     this.condAnd(items);
     for (;;) {
-      this.condSkip();
+      this.condSkip(false);
       if (this.c() === C_PIPE && this.c(1) === C_PIPE) {
         this.pos += 2;
         this.condAnd(items);
@@ -738,7 +824,7 @@ export class Parser {
   private condAnd(items: Item[]): void {
     this.condNot(items);
     for (;;) {
-      this.condSkip();
+      this.condSkip(false);
       if (this.c() === C_AMP && this.c(1) === C_AMP) {
         this.pos += 2;
         this.condNot(items);
@@ -747,11 +833,11 @@ export class Parser {
   }
 
   private condNot(items: Item[]): void {
-    this.condSkip();
+    this.condSkip(true);
     if (this.condWordIs('!')) {
       const save = this.pos;
       this.pos++;
-      this.condSkip();
+      this.condSkip(true);
       if (this.condWordIs(']]')) {
         this.pos = save; // `[[ ! ]]` tests the string "!"
       } else {
@@ -764,9 +850,9 @@ export class Parser {
     this.condPrimary(items);
   }
 
-  /** A word inside `[[ ]]`, or null at an operator or `]]`. */
+  /** A word inside `[[ ]]` (after blanks only), or null at an operator, a newline or `]]`. */
   private condWord(): WordNode | null {
-    this.condSkip();
+    this.condSkip(false);
     const c = this.c();
     if (this.pos >= this.n || isMeta(c)) return null;
     if (this.condWordIs(']]')) return null;
@@ -774,15 +860,16 @@ export class Parser {
   }
 
   private condPrimary(items: Item[]): void {
-    this.condSkip();
+    this.condSkip(true);
     if (this.c() === C_LPAREN) {
       this.enter();
       this.pos++;
       this.condOr(items);
-      this.condSkip();
+      this.condSkip(false);
       if (this.c() !== C_RPAREN) this.fail('conditional expression: expected `)`');
       this.pos++;
       this.leave();
+      this.condSkip(true);
       return;
     }
     const wStart = this.pos;
@@ -792,40 +879,45 @@ export class Parser {
       this.fail('conditional expression: unexpected token', wStart);
     }
     items.push({ word: w });
-    const op = plainText(w);
-    if (op !== null && UNARY_TESTS.has(op)) {
-      this.condSkip();
+    // Operators count only unquoted, as written.
+    const op = w.raw;
+    if (UNARY_TESTS.has(op)) {
+      this.condSkip(false);
       if (this.condWordIs(']]')) this.fail(`unexpected argument \`]]\` to conditional unary operator`);
       const arg = this.condWord();
-      if (arg) {
-        items.push({ word: arg });
-        return;
-      }
-      // A unary operator followed by `&&`, `)`…: bash tests the operator as a string.
+      if (!arg) this.fail(`unexpected argument to conditional unary operator \`${op}\``);
+      items.push({ word: arg });
+      this.condSkip(true);
       return;
     }
-    this.condSkip();
+    this.condSkip(false);
     const c = this.c();
     if ((c === C_LT || c === C_GT) && this.c(1) !== C_LPAREN) {
       this.pos++;
       const right = this.condWord();
       if (!right) this.fail('conditional expression: expected an operand');
       items.push({ word: right });
+      this.condSkip(true);
       return;
     }
     if (this.pos < this.n && !isMeta(c) && !this.condWordIs(']]')) {
       const opStart = this.pos;
       const opWord = this.readWord();
-      const ops = opWord ? plainText(opWord) : null;
+      const ops = opWord ? opWord.raw : null;
       if (ops === null || !BINARY_TESTS.has(ops)) this.fail('conditional binary operator expected', opStart);
-      this.condSkip();
+      this.condSkip(false);
       const right = ops === '=~' ? this.readRegexWord() : this.condWord();
       if (!right) this.fail('conditional expression: expected an operand');
       items.push({ word: right });
+      this.condSkip(true);
     }
   }
 
-  /** The right side of `=~`: parentheses and `|` belong to the word. */
+  /**
+   * The right side of `=~`: `|` and parentheses belong to the word, and inside parentheses so do
+   * blanks, newlines and the other operator characters. At the top level `&&`, `||`, `;`, `&`, `<`,
+   * `>` and blanks end it.
+   */
   private readRegexWord(): WordNode | null {
     if (this.pos >= this.n || this.condWordIs(']]')) return null;
     const start = this.pos;
@@ -833,7 +925,8 @@ export class Parser {
     let depth = 0;
     for (;;) {
       const c = this.c();
-      if (this.pos >= this.n || c === C_SPACE || c === C_TAB || c === C_NL) break;
+      if (this.pos >= this.n) break;
+      if (depth === 0 && (c === C_SPACE || c === C_TAB || c === C_NL)) break;
       if (c === C_LPAREN) {
         depth++;
         this.pos++;
@@ -847,17 +940,18 @@ export class Parser {
         pushLit(parts, ')', false);
         continue;
       }
-      if (c === C_PIPE || c === C_LT || c === C_GT || c === C_AMP || c === C_SEMI) {
-        if (depth === 0 && (c === C_SEMI || (c === C_AMP && this.c(1) === C_AMP) || (c === C_PIPE && this.c(1) === C_PIPE))) break;
+      if (isMeta(c)) {
+        if (depth === 0 && c !== C_PIPE) break;
+        if (depth === 0 && this.c(1) === C_PIPE) break;
         this.pos++;
         pushLit(parts, String.fromCharCode(c), false);
         continue;
       }
       const w = this.readWord();
       if (!w) break;
-      parts.push(...w.parts);
+      for (const x of w.parts) parts.push(x);
     }
-    if (depth !== 0) this.fail('unbalanced parentheses in regular expression');
+    if (depth !== 0) this.fail('unbalanced parentheses in a regular expression');
     if (this.pos === start) return null;
     this.count();
     return { raw: this.src.slice(start, this.pos), parts };
@@ -1249,6 +1343,7 @@ export class Parser {
     if (this.c() === C_LPAREN) {
       const arrStart = this.pos;
       const array = this.readArrayElements();
+      this.checkAfterArray();
       const raw = s.slice(arrStart, this.pos);
       return { name, append, index, value: { raw, parts: [{ t: 'lit', s: raw, q: true }], compound: true }, array };
     }
@@ -1271,12 +1366,38 @@ export class Parser {
         this.pos++;
         break;
       }
-      const w = this.readWord();
+      const start = this.pos;
+      let w: WordNode | null;
+      if (c === C_LBRACKET) {
+        // `[key]=value`: bash reads the bracket as one piece up to the matching `]`.
+        const e = this.scanSubscript(this.pos + 1);
+        if (e < 0) this.fail('unexpected end of input while looking for the matching `]`');
+        this.pos++;
+        const inner = this.parseArithContent(e);
+        this.pos = e + 1;
+        const rest = this.pos < this.n && !isMeta(this.c()) ? this.readWord() : null;
+        w = {
+          raw: this.src.slice(start, this.pos),
+          parts: [{ t: 'lit', s: '[', q: true }, ...inner, { t: 'lit', s: ']', q: true }, ...(rest?.parts ?? [])],
+          compound: true,
+        };
+      } else {
+        w = this.readWord();
+      }
       if (!w) this.unexpected();
+      if (this.comsubHeredoc.length > 0 && /\\[\s;&|()<>]/.test(w.raw)) {
+        // bash 5.2 rejects an escaped operator character in an array inside `$(…)`.
+        this.refuse('escaped operator character in an array assignment inside `$(…)`', start);
+      }
       out.push(w);
     }
     this.leave();
     return out;
+  }
+
+  /** Text glued after `a=(…)` makes bash read the whole thing as one scalar word instead (`a=(x)#y`). */
+  private checkAfterArray(): void {
+    if (this.pos < this.n && !isMeta(this.c())) this.refuse('text glued to the end of an array assignment');
   }
 
   /** Finds the `]` closing a subscript that starts at p (after `[`), or -1. */
@@ -1344,6 +1465,7 @@ export class Parser {
         pushLit(out, plus ? '+=(' : '=(', true);
         this.pos = q2 + 1;
         const elems = this.readArrayElements();
+        this.checkAfterArray();
         elems.forEach((e, i) => {
           if (i > 0) pushLit(out, ' ', true);
           for (const x of e.parts) out.push(x);
@@ -1362,7 +1484,7 @@ export class Parser {
    * Reads one word at pos, or returns null when pos is not at a word. `assignValue`: the value of an
    * assignment (tilde expansion also after `:`).
    */
-  readWord(opts?: { assignValue?: boolean }): WordNode | null {
+  private readWord(opts?: { assignValue?: boolean }): WordNode | null {
     const s = this.src;
     const start = this.pos;
     const parts: Part[] = [];
@@ -1377,15 +1499,12 @@ export class Parser {
       if (s.charCodeAt(q) === C_EQ) eqTilde = q + 1;
     }
     let hasBracket = false;
-    const flush = (): void => {
-      if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
-    };
     for (;;) {
       if (this.pos >= this.n) break;
       const c = s.charCodeAt(this.pos);
       if (isMeta(c)) {
         if ((c === C_LT || c === C_GT) && s.charCodeAt(this.pos + 1) === C_LPAREN) {
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           this.parseProcessSub(parts);
           run = this.pos;
           continue;
@@ -1405,7 +1524,7 @@ export class Parser {
       }
       switch (c) {
         case C_SQUOTE: {
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           const e = s.indexOf("'", this.pos + 1);
           if (e < 0) this.fail('unterminated single quote');
           pushLit(parts, s.slice(this.pos + 1, e), true, true);
@@ -1414,12 +1533,12 @@ export class Parser {
           continue;
         }
         case C_DQUOTE:
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           this.parseDQ(parts);
           run = this.pos;
           continue;
         case C_BACKSLASH: {
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           if (this.pos + 1 >= this.n) {
             pushLit(parts, '\\', true);
             this.pos++;
@@ -1435,25 +1554,25 @@ export class Parser {
           continue;
         }
         case C_DOLLAR:
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           this.parseDollar(parts, false);
           run = this.pos;
           continue;
         case C_BACKTICK:
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           this.parseBacktick(parts, false);
           run = this.pos;
           continue;
         case C_STAR:
         case C_QUESTION:
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           if (s.charCodeAt(this.pos + 1) === C_LPAREN) this.refuse('extended glob `' + s[this.pos] + '(…)`');
           parts.push({ t: 'glob', s: s[this.pos]! });
           this.pos++;
           run = this.pos;
           continue;
         case C_LBRACKET:
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           parts.push({ t: 'glob', s: '[' });
           hasBracket = true;
           this.pos++;
@@ -1467,13 +1586,13 @@ export class Parser {
           continue;
         case C_TILDE: {
           const atStart = this.pos === start ||
-            (assignValue && s.charCodeAt(this.pos - 1) === C_COLON && lastIsUnquotedColon(parts, run, this.pos)) ||
-            (eqTilde >= 0 && (this.pos === eqTilde || (this.pos > eqTilde && s.charCodeAt(this.pos - 1) === C_COLON && lastIsUnquotedColon(parts, run, this.pos))));
+            (assignValue && s.charCodeAt(this.pos - 1) === C_COLON && unquotedColonBefore(run, this.pos)) ||
+            (eqTilde >= 0 && (this.pos === eqTilde || (this.pos > eqTilde && s.charCodeAt(this.pos - 1) === C_COLON && unquotedColonBefore(run, this.pos))));
           if (!atStart) {
             this.pos++;
             continue;
           }
-          flush();
+          if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
           let e = this.pos + 1;
           while (e < this.n) {
             const d = s.charCodeAt(e);
@@ -1485,12 +1604,19 @@ export class Parser {
           run = this.pos;
           continue;
         }
-        default:
+        default: {
           if (c >= 0xa0 && isDeceptive(c)) throw new ShellError('refused', deceptiveMessage(s, this.pos, c));
-          this.pos++;
+          let p = this.pos + 1;
+          while (p < this.n) {
+            const d = s.charCodeAt(p);
+            if (d < 128 && PLAIN[d] === 1) p++;
+            else break;
+          }
+          this.pos = p;
+        }
       }
     }
-    flush();
+    if (this.pos > run) pushLit(parts, s.slice(run, this.pos), false);
     if (this.pos === start) return null;
     if (hasBracket) fixBrackets(parts);
     this.count();
@@ -1627,6 +1753,11 @@ export class Parser {
       parts.push(param(s.slice(p, e), s.slice(p + 1, e), q, true));
       return;
     }
+    if (c === C_DOLLAR && q && (s.charCodeAt(p + 2) === C_LPAREN || s.charCodeAt(p + 2) === C_LBRACE)) {
+      // bash's quote matching reads `$$(`/`$${` inside double quotes as a substitution, its
+      // expansion as `$$` and text: the two disagree on where the string ends.
+      this.refuse('`$$` followed by `(` or `{` inside double quotes', p);
+    }
     if (isDigit(c) || c === C_AT || c === C_STAR || c === C_HASH || c === C_QUESTION || c === C_MINUS ||
       c === C_DOLLAR || c === C_BANG) {
       this.pos = p + 2;
@@ -1717,8 +1848,7 @@ export class Parser {
     let c = this.c();
     let length = false;
     let indirect = false;
-    const isSpecial = (d: number): boolean =>
-      d === C_AT || d === C_STAR || d === C_HASH || d === C_QUESTION || d === C_MINUS || d === C_DOLLAR || d === C_BANG;
+    const isSpecial = isSpecialParam;
     if (c === C_HASH && this.c(1) !== C_RBRACE && (isNameStart(this.c(1)) || isDigit(this.c(1)) || isSpecial(this.c(1)))) {
       length = true;
       this.pos++;
@@ -1763,6 +1893,7 @@ export class Parser {
         d === 37 /* % */ || d === C_SLASH || d === 94 /* ^ */ || d === C_COMMA || d === C_AT)) {
         this.refuse('unsupported parameter expansion `' + s.slice(p, Math.min(this.n, p + 20)) + '`', p);
       }
+      if (length) this.refuse('`${#name…}` with an operator', p);
       if (d === C_EQ || (d === C_COLON && this.c(1) === C_EQ)) assigns = true;
       this.parseParamWord(inner, p, q);
     }
@@ -1930,6 +2061,18 @@ export class Parser {
 
   /** The text of an arithmetic expression from pos up to `end`, with its expansions parsed. */
   private parseArithContent(end: number): Part[] {
+    try {
+      return this.parseArithInner(end);
+    } catch (e) {
+      // bash reads an arithmetic expression only when it evaluates it.
+      if (e instanceof ShellError && e.status === 'unparseable') {
+        throw new ShellError('refused', `cannot parse the arithmetic expression: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+
+  private parseArithInner(end: number): Part[] {
     const s = this.src;
     const parts: Part[] = [];
     let run = this.pos;
@@ -1988,31 +2131,32 @@ function endsWithOddBackslashes(line: string): boolean {
 }
 
 /** Whether the `:` just before pos is unquoted (it is in the current unquoted run). */
-function lastIsUnquotedColon(_parts: Part[], run: number, pos: number): boolean {
+function unquotedColonBefore(run: number, pos: number): boolean {
   return pos - 1 >= run;
 }
 
-/** `[` is a pattern only with a `]` after it; otherwise it is an ordinary character. */
+/**
+ * `[` is a pattern only with a `]` after it; otherwise it is an ordinary character. One pass from
+ * the end (whether a `]` follows), one pass to merge the unquoted literals again: linear.
+ */
 function fixBrackets(parts: Part[]): void {
+  let closeAfter = false;
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i]!;
+    if (p.t === 'lit' && p.s.includes(']')) closeAfter = true;
+    else if (p.t === 'glob' && p.s === '[' && !closeAfter) parts[i] = { t: 'lit', s: '[', q: false };
+  }
+  let w = 0;
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
-    if (p.t !== 'glob' || p.s !== '[') continue;
-    let closed = false;
-    for (let j = i + 1; j < parts.length && !closed; j++) {
-      const r = parts[j]!;
-      if (r.t === 'lit' && r.s.includes(']')) closed = true;
-    }
-    if (!closed) parts[i] = { t: 'lit', s: '[', q: false };
-  }
-  // Merge neighbouring unquoted literals again.
-  for (let i = parts.length - 1; i > 0; i--) {
-    const a = parts[i - 1]!;
-    const b = parts[i]!;
-    if (a.t === 'lit' && b.t === 'lit' && a.q === b.q && !a.q) {
-      parts[i - 1] = { t: 'lit', s: a.s + b.s, q: false };
-      parts.splice(i, 1);
+    const prev = w > 0 ? parts[w - 1]! : null;
+    if (prev && prev.t === 'lit' && p.t === 'lit' && !prev.q && !p.q) {
+      parts[w - 1] = { t: 'lit', s: prev.s + p.s, q: false };
+    } else {
+      parts[w++] = p;
     }
   }
+  parts.length = w;
 }
 
 /** The text of a word made only of literal pieces (quoted or not), else null. */
@@ -2031,5 +2175,3 @@ function isValidName(s: string): boolean {
   return true;
 }
 
-// Silence "declared but never read" for character codes kept for readability.
-void C_UNDERSCORE;

@@ -383,7 +383,22 @@ class Unwrapper {
     const sep = rest.findIndex((w) => w.value === ':::' || w.value === '::::' || w.value === ':::+');
     const words = skipOptions(sep >= 0 ? rest.slice(0, sep) : rest, { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] }).words;
     if (words.length === 0) return;
-    this.unwrapString(cmd, words.map((w) => (w.value.includes('{') ? placeholder(w.raw, 'parallel_input') : w)), 'parallel');
+    // parallel runs its words, joined by spaces, through a shell, with each input where a replacement
+    // string ({}, {.}, {1}…) stands, or appended when there is none. The input is only known at run time.
+    const parts: string[] = [];
+    let replaced = false;
+    for (const w of words) {
+      const v = staticValue(w);
+      if (v === null) {
+        this.problems.push(`parallel: the command is only known at run time (${w.raw})`);
+        return;
+      }
+      const r = v.replace(/\{[^{}\s]*\}/g, '${parallel_input}');
+      if (r !== v) replaced = true;
+      parts.push(r);
+    }
+    if (!replaced) parts.push('${parallel_input}');
+    this.reparse(cmd, parts.join(' '), 'parallel');
   }
 
   /** Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). */

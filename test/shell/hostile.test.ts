@@ -81,7 +81,23 @@ describe('hostile input: size and nesting limits', () => {
     assert.equal(status('echo ' + '{a,b}'.repeat(30)), 'refused');
     assert.equal(status('echo {1..10000000}'), 'refused');
     assert.equal(status('echo {1..99999999999999999999}'), 'refused');
-    assert.equal(status('echo ' + nest('{a,', '}', 2000)), 'refused');
+    assert.equal(status('echo {' + 'a,'.repeat(1100) + 'a}'), 'refused');
+  });
+
+  test('a word with thousands of braces is too_complex, whatever their shape', () => {
+    for (const w of [nest('{a,', '}', 2000), nest('{', '}', 5000), '{a'.repeat(5000), '{1..1}'.repeat(5000), '{a}'.repeat(5000)]) {
+      assert.equal(status('echo ' + w), 'too_complex', w.slice(0, 12));
+    }
+  });
+
+  test('words made of thousands of glob brackets, quotes, escapes or expansions parse', () => {
+    for (const w of ['['.repeat(100_000), '[a'.repeat(50_000), "''".repeat(50_000), '\\a'.repeat(50_000), '$a'.repeat(50_000), '*'.repeat(100_000)]) {
+      assert.equal(status('echo ' + w), 'ok', w.slice(0, 6));
+    }
+  });
+
+  test('a brace expansion of a long word that would make megabytes of text is refused', () => {
+    assert.equal(status('echo ' + '{a,b}'.repeat(10) + 'x'.repeat(200_000)), 'refused');
   });
 
   test('inputs that need long look-ahead over and over stay linear and fail closed', () => {

@@ -341,6 +341,14 @@ describe('parseShell: commands', () => {
   test('alias names are listed', () => {
     const a = ok("alias ls='rm -rf' ll=x; alias");
     assert.deepEqual(a.aliases, ['ls', 'll']);
+    assert.deepEqual(a.problems, []);
+  });
+
+  test('switching alias expansion on is reported as a problem', () => {
+    const a = ok("shopt -s expand_aliases\nalias ls='rm -rf /'\nls");
+    assert.deepEqual(a.aliases, ['ls']);
+    assert.equal(a.problems.length, 1);
+    assert.match(a.problems[0]!, /expand_aliases/);
   });
 
   test('assignments carry name, value, append and array elements', () => {
@@ -427,4 +435,54 @@ describe('parseShell: constant propagation', () => {
     assert.equal(cmd(a, 'cat').argv[1]!.value, 'out');
     assert.equal(cmd(a, 'echo').redirects[0]!.target.value, 'out');
   });
+});
+
+describe('parseShell: where bash itself is odd', () => {
+  // Each verdict was checked against bash 5.2 (`bash -n`, or running it).
+  const STATUS: Array<[string, string]> = [
+    // newlines inside [[ ]]: after a complete test yes, after a lone word no
+    ['[[ a == b\n&& c ]]', 'ok'],
+    ['[[ -n x\n]]', 'ok'],
+    ['[[ ( a )\n]]', 'ok'],
+    ['[[ a\n]]', 'unparseable'],
+    ['[[ a\n&& b ]]', 'unparseable'],
+    ['[[ a ==\nb ]]', 'unparseable'],
+    ['[[ ]]', 'ok'],
+    ['[[ \\-n x ]]', 'unparseable'],
+    ['[[ x =~ (a b)|c ]]', 'ok'],
+    ['[[ x =~ a>b ]]', 'unparseable'],
+    // a compound command with a redirection cannot be followed by a reserved word
+    ['if true; then { a; } fi', 'ok'],
+    ['if true; then { a; } >x fi', 'unparseable'],
+    // `((` that is not arithmetic
+    ['(( a )\n)', 'unparseable'],
+    ['(( a ) )', 'ok'],
+    ['echo $(( echo a ) # )', 'refused'],
+    ['echo $((${1+2))', 'refused'],
+    // bash 5.2 drops the first `;` after a here-document inside $(…)
+    ['x=$(cat <<E\nE\na;b)', 'refused'],
+    ['x=$(cat <<E\nE\na\nb)', 'ok'],
+    ['x=$(cat <<E\nE\n)', 'ok'],
+    ['x=$(a=(x \\; y))', 'refused'],
+    // text glued to an array assignment makes it a scalar; bash reads a `[` element as a subscript
+    ['a=(x)#; rm -rf /', 'refused'],
+    ['a=(x [y)', 'unparseable'],
+    ['a=([k]=v)', 'ok'],
+    // a backquoted command is parsed only when it runs
+    ['echo `"x`', 'refused'],
+    // digits glued to a redirection are its fd, not the previous redirection's target
+    ['cat <2>/dev/null', 'unparseable'],
+    ['a |& \ntime b', 'unparseable'],
+    [']]', 'unparseable'],
+    ['echo "$$(id "x")"', 'refused'],
+    ['echo $a\\\nb', 'refused'],
+    ['x\\\n=1 rm', 'refused'],
+    ['echo 2\\\n>f', 'refused'],
+  ];
+  for (const [src, want] of STATUS) {
+    test(`${JSON.stringify(src)} is ${want}`, () => {
+      const a = parseShell(src);
+      assert.equal(a.status, want, a.message);
+    });
+  }
 });

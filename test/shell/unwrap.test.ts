@@ -181,3 +181,14 @@ describe('unwrapping does not trip over odd names and options', () => {
     assert.ok(innermost("git -ccore.pager='rm -rf /' log").some((c) => c.startsWith('rm -rf /')));
   });
 });
+
+describe('GNU parallel', () => {
+  test('appends its input to the command when there is no replacement string', () => {
+    const cmds = innermost('parallel rm -rf ::: /');
+    assert.ok(cmds.includes('rm -rf <${parallel_input}> [parallel]'), cmds.join(' | '));
+  });
+  test('puts its input where {} stands, through a shell', () => {
+    const cmds = innermost("parallel 'gzip {}; rm -rf {.}' ::: a b");
+    assert.ok(cmds.includes('rm -rf <${parallel_input}> [parallel]'), cmds.join(' | '));
+  });
+});

@@ -5,7 +5,8 @@
 import { parseArgs, type ArgSpec } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
-import { defineShellRule, type Rule, type RuleHit } from '../rule.ts';
+import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
+import { networkTarget, type Endpoint } from './network.ts';
 
 type Kind = 'sql' | 'redis' | 'mongo';
 
@@ -552,6 +553,47 @@ function dbRule(id: string, rest: Omit<Parameters<typeof defineShellRule>[0], 'i
   });
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Data stores driven over HTTP
+
+/** Default ports of data stores whose whole API is HTTP: a write request there is a database write. */
+const DATASTORE_PORTS: Readonly<Record<string, string>> = {
+  '9200': 'Elasticsearch/OpenSearch', '9201': 'Elasticsearch/OpenSearch', '7700': 'Meilisearch', '8983': 'Solr',
+  '5984': 'CouchDB', '8086': 'InfluxDB', '8123': 'ClickHouse', '6333': 'Qdrant', '8108': 'Typesense', '8500': 'Consul',
+  '2379': 'etcd', '8529': 'ArangoDB', '7474': 'Neo4j', '8091': 'Couchbase', '9090': 'Prometheus', '8428': 'VictoriaMetrics',
+  '8200': 'Vault', '4001': 'etcd',
+};
+/** Endpoints that take a POST body but only read: searches, queries, counts. */
+const READ_ENDPOINT = /(^|\/)(_search|_msearch|_count|_validate|_explain|_mget|_field_caps|_termvectors|_mtermvectors|_rank_eval|_async_search|_pit|search|multi-search|multi_search|query|query_range|query_exemplars|series|labels|_find|_all_docs|scroll|count|recommend|discover)(\/query)?\/?([?#]|$)/i;
+const WRITE_REQUEST = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'DYNAMIC']);
+
+/** The port and path of an endpoint written as a URL or `host:port/path`. */
+function portAndPath(e: Endpoint): { port: string | null; path: string } {
+  const text = (e.text ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const cut = text.search(/[/?#]/);
+  const hostPort = cut < 0 ? text : text.slice(0, cut);
+  const path = cut < 0 ? '/' : text.slice(cut);
+  const m = /:(\d+)$/.exec(hostPort.replace(/^.*@/, ''));
+  return { port: m ? m[1]! : null, path };
+}
+
+function httpWriteHit(cmd: SimpleCommand, ctx: RuleContext): RuleHit | null {
+  const t = networkTarget(cmd, ctx);
+  if (!t || t.dryRun) return null;
+  const method = t.method ?? (t.uploads.length > 0 ? 'POST' : 'GET');
+  if (!WRITE_REQUEST.has(method)) return null;
+  for (const e of t.endpoints) {
+    const { port, path } = portAndPath(e);
+    const store = port === null ? undefined : DATASTORE_PORTS[port];
+    if (store === undefined || (method === 'POST' && READ_ENDPOINT.test(path))) continue;
+    return {
+      subject: `${method} ${e.text ?? ''}`,
+      reason: `This sends ${method} ${path} to what is by its port a ${store} server, which changes or deletes stored data like a write through a database client; check the request with the user.`,
+    };
+  }
+  return null;
+}
+
 export const rules: Rule[] = [
   // Hard for a whole database or schema (everything gone at once); soft for a table, column or role.
   dbRule('db.drop', {
@@ -634,6 +676,20 @@ export const rules: Rule[] = [
       notMatch: ['mysqladmin status', 'pg_ctl status'],
     },
   }, ['mysqladmin', 'pg_ctl', 'pg_ctlcluster']),
+  // Soft: POST/PUT/DELETE to a data store's HTTP API (Elasticsearch on :9200, Meilisearch on :7700…) deletes
+  // indices, closes them or changes cluster settings: the same as DROP or DELETE through a client, even on
+  // localhost, where the developer's only copy of the data often lives. Searches sent as POST stay allowed.
+  defineShellRule({
+    id: 'db.http-write',
+    tier: 'soft_deny',
+    programs: ['curl', 'wget', 'wget2', 'http', 'https', 'xh', 'xhs'],
+    reason: 'This sends a write request to a data store\'s HTTP API, which changes or deletes stored data; check the request with the user.',
+    examples: {
+      match: ['curl -X POST http://localhost:9200/logs/_delete_by_query -d \'{"query":{"match_all":{}}}\'', 'curl -X DELETE localhost:9200/logs', 'http PUT :9200/_cluster/settings persistent:=\'{}\'', 'curl -XPOST http://127.0.0.1:7700/indexes/movies/documents/delete-batch -d \'[1,2]\'', 'curl -X POST http://localhost:9090/api/v1/admin/tsdb/delete_series'],
+      notMatch: ['curl http://localhost:9200/_cat/indices', 'curl -X POST http://localhost:9200/logs/_search -d \'{}\'', 'curl -X POST http://localhost:7700/indexes/movies/search -d \'{"q":"x"}\'', 'curl -X POST http://localhost:3000/api/users -d \'{}\'', 'curl -X POST "http://localhost:9090/api/v1/query?query=up"'],
+    },
+    match: (cmd, ctx) => httpWriteHit(cmd, ctx),
+  }),
   // Allow: queries that only read.
   dbRule('db.read-only', {
     tier: 'allow',

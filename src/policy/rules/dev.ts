@@ -2,13 +2,14 @@
 // project's own build/test/lint/format tooling. These rules must not nag; everything risky a command can
 // also do is caught by the other families, whose tier wins (a line takes its most severe finding).
 
-import type { SimpleCommand } from '../../shell/types.ts';
+import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
 import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
+import { isPlaceholder, parseFind } from './writes.ts';
 
-type Check = (a: string[], cmd: SimpleCommand, ctx: RuleContext) => boolean;
+type Check = (a: string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
 const always: Check = () => true;
 const none = (...bad: RegExp[]): Check => (a) => !a.some((x) => bad.some((re) => re.test(x)));
@@ -34,8 +35,30 @@ function sourceProjectFile(a: string[], _cmd: SimpleCommand, ctx: RuleContext): 
   return (c.has('project') || c.has('build-artifact')) && !c.has('dynamic') && !c.has('outside') && !c.has('agent-config') && !c.has('asimov-config');
 }
 
-/** The options of `find` that act (delete, run, write files) rather than inspect. */
-const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
+/**
+ * xargs whose input comes only from `find` printing paths: every appended word then starts with a search root
+ * (`./a`, `src/b`), so none can be an option. -printf and friends print anything, so they do not count.
+ */
+function xargsFedByFind(cmd: SimpleCommand, analysis: Analysis): boolean {
+  const x = cmd.wrappedBy === undefined ? undefined : analysis.commands[cmd.wrappedBy];
+  if (!x || programName(x) !== 'xargs' || x.stdin.kind !== 'pipe' || x.stdin.from.length === 0) return false;
+  return x.stdin.from.every((id) => {
+    const s = analysis.commands[id];
+    if (!s || programName(s) !== 'find') return false;
+    const f = parseFind(s.argv.slice(1));
+    if (f.execs || f.deletes || f.writes.length > 0 || s.argv.some((w) => /^-(printf|fprintf|ls|fls)$/.test(w.value))) return false;
+    return f.roots.every((r) => {
+      const v = staticValue(r);
+      return v !== null && !v.startsWith('-');
+    });
+  });
+}
+
+/** `find` that only inspects: no action that deletes, runs a command or writes a file (a test's value is not an action). */
+function findReadOnly(_a: string[], cmd: SimpleCommand): boolean {
+  const f = parseFind(cmd.argv.slice(1));
+  return !f.deletes && !f.execs && f.writes.length === 0;
+}
 
 function awkReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
   if (cmd.argv.some((w) => /^(-f|--file|-E|--exec|-l|--load|-i|--include)$/.test(w.value) || /^--(file|load|include|exec)=/.test(w.value))) return false;
@@ -94,14 +117,133 @@ function lookupOnly(a: string[]): boolean {
   return a.length > 0 && a.every((x) => /^-[vVp]+$/.test(x) || !x.startsWith('-'));
 }
 
+/** Every argument is known statically: a network diagnostic must not carry run-time data (a DNS or ICMP side channel). */
+const staticArgs: Check = (_a, cmd) => cmd.argv.every((w) => staticValue(w) !== null);
+
+/** The first word that is not an option: a tool's subcommand. */
+function firstOperand(a: readonly string[]): string | undefined {
+  return a.find((x) => !x.startsWith('-'));
+}
+
+/** A tool whose read-only uses are a closed list of subcommands (`apt show`, `brew list`, `hg status`). */
+const subIn = (subs: readonly string[], bad?: RegExp): Check => {
+  const set = new Set(subs);
+  return (a) => {
+    if (bad && a.some((x) => bad.test(x))) return false;
+    const s = firstOperand(a) ?? a[0];
+    return s !== undefined && set.has(s);
+  };
+};
+
+/** A tool whose first word, option or not, names what it does (`brew --prefix x`, `brew list`). */
+const firstIn = (subs: readonly string[]): Check => {
+  const set = new Set(subs);
+  return (a) => a[0] !== undefined && set.has(a[0]);
+};
+
+/** `ldd` and friends on binaries of the project or the system (ldd may run a binary's loader: not on downloads). */
+function trustedBinaries(a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+  const ops = cmd.argv.slice(1).filter((w) => !w.value.startsWith('-'));
+  if (ops.length === 0) return false;
+  return ops.every((w) => {
+    const v = staticValue(w);
+    if (v === null) return false;
+    const c = ctx.path(v).classes;
+    if (c.has('credentials') || c.has('dynamic')) return false;
+    return c.has('system') || ((c.has('project') || c.has('build-artifact')) && !c.has('outside'));
+  }) && a.every((x) => !x.startsWith('-') || /^-[vudr]+$/.test(x) || x === '--version' || x === '--help');
+}
+
+/** `ip addr`, `ip -br link show`, `ip route get 1.1.1.1`: objects and verbs that only display (ip accepts prefixes). */
+const IP_OBJECTS = ['address', 'link', 'route', 'neighbour', 'neighbor', 'rule', 'maddress', 'monitor', 'netconf', 'ntable', 'tunnel', 'tuntap', 'mroute', 'stats'];
+function ipReadOnly(a: string[]): boolean {
+  if (a.some((x) => /^-(b|batch|force)$/.test(x))) return false;
+  const ops: string[] = [];
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (/^-(n|netns|f|family|rc|rcvbuf)$/.test(x)) { i++; continue; }
+    if (!x.startsWith('-')) ops.push(x);
+  }
+  const [obj, verb] = ops;
+  if (obj === undefined) return false;
+  if (!IP_OBJECTS.some((o) => o.startsWith(obj)) && obj !== 'a' && obj !== 'r' && obj !== 'n' && obj !== 'l') return false;
+  if (verb === undefined) return true;
+  return 'show'.startsWith(verb) || 'list'.startsWith(verb) || verb === 'ls' || verb === 'lst' || verb === 'get' || verb === 'help';
+}
+
+/** dpkg's query actions; every other action installs, removes or changes packages. */
+const DPKG_READ = /^(-[lLsSpV]+|--(list|listfiles|status|search|print-avail|print-architecture|print-foreign-architectures|get-selections|compare-versions|verify|audit|version|help|yet-to-unpack|field|info|contents)(=.*)?|-[CIfc])$/;
+function dpkgReadOnly(a: string[]): boolean {
+  const opts = a.filter((x) => x.startsWith('-'));
+  return opts.length > 0 && opts.every((x) => DPKG_READ.test(x) || x === '--no-pager');
+}
+
+/** rpm queries (-q…, --query, -V): no install, erase, import or macro evaluation (macros can run commands). */
+function rpmReadOnly(a: string[]): boolean {
+  if (a.some((x) => /^(-[a-zA-Z]*[iUFeE]|--(install|upgrade|freshen|erase|import|initdb|rebuilddb|setperms|setugids|restore|eval|define|macros|rcfile|pipe|delsign|addsign|resign))/.test(x) || x === '-D')) return false;
+  return a.some((x) => /^-q[a-zA-Z]*$/.test(x) || x === '--query' || x === '-V' || x === '--verify' || x === '--querytags' || x === '--showrc' || x === '--version');
+}
+
+/** pacman -Q…, -Ss/-Si/-Sl/-Sg (no refresh or upgrade), -F without -y, -T, -V. */
+function pacmanReadOnly(a: string[]): boolean {
+  const op = a.find((x) => x.startsWith('-'));
+  if (op === undefined) return false;
+  if (/^-Q[a-zA-Z]*$/.test(op) || op === '--query' || op === '-T' || op === '--deptest' || op === '-V' || op === '--version') return true;
+  if (/^-S[silgp]+$/.test(op)) return true;
+  return /^-F[a-xz]*$/.test(op) && !op.includes('y');
+}
+
+/** `top` prints once and exits in batch mode or with an iteration count; plain `top` is an interactive screen. */
+const topOnce: Check = (a) => a.some((x) => /^-[a-zA-Z]*[bnl]/.test(x));
+
+/** `mount` with no operands lists mounts (`mount -l -t ext4`); anything else mounts or unmounts. */
+function mountList(a: string[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === '-t' || x === '--types') { i++; continue; }
+    if (!/^(-[lvhV]+|--(show-labels|verbose|help|version)|--types=.*)$/.test(x)) return false;
+  }
+  return true;
+}
+
+/** A shell that only checks syntax (-n, -o noexec) or is given -c with no command string runs nothing. */
+function shellRunsNothing(a: string[], cmd: SimpleCommand, _ctx: RuleContext, analysis?: Analysis): boolean {
+  // xargs and parallel append words at run time: `xargs bash -c` gets its command string from the input, and
+  // `+n` would undo -n. Paths printed by find are only file operands.
+  if (cmd.via.length > 0 && !(analysis !== undefined && xargsFedByFind(cmd, analysis))) return false;
+  let noexec = false;
+  let c = false;
+  let interactive = false;
+  let i = 0;
+  for (; i < a.length; i++) {
+    const x = a[i]!;
+    if (x === '--') { i++; break; }
+    if (x === '-o' || x === '+o') { if (x === '-o' && a[i + 1] === 'noexec') noexec = true; i++; continue; }
+    if (!x.startsWith('-') || x.length < 2) break;
+    if (x.startsWith('--')) {
+      // An interactive or login shell ignores -n (and reads its startup files).
+      if (/^--(login|interactive|rcfile|init-file)/.test(x)) interactive = true;
+      continue;
+    }
+    if (x.includes('n')) noexec = true;
+    if (x.includes('c')) c = true;
+    if (x.includes('i') || x.includes('l')) interactive = true;
+  }
+  // `bash -c` with its string missing only reports the error; `bash -n script` executes nothing. A -c string with
+  // -n is left to the other rules, which judge the string as if it ran.
+  return c ? i >= a.length : noexec && !interactive;
+}
+
 /** Read-only programs, with a check of their arguments where some options act instead of inspecting. */
+const noAtFile = none(/^@/);
+
 const READ_ONLY: Readonly<Record<string, Check>> = {
   ls: always, dir: always, vdir: always, exa: always, eza: always, lsd: always, tree: none(/^-o$/, /^--output/, /^--fromfile/),
   stat: always, file: none(/^-C$/, /^--compile/), du: always, df: always, pwd: always, wc: always, nl: always,
   head: always, tail: always, cat: always, tac: always, less: none(/^-[a-zA-Z]*[oO]/, /^--(log-file|LOG-FILE|lesskey)/, /^\+/),
   more: always, grep: always, egrep: always, fgrep: always, zgrep: always, rg: none(/^--pre(=|$)/, /^--pre-glob/),
   ag: always, ack: always, fd: none(/^-[a-zA-Z]*[xX]$/, /^--exec/), fdfind: none(/^-[a-zA-Z]*[xX]$/, /^--exec/),
-  find: (a) => !a.some((x) => FIND_ACTIONS.test(x)), locate: always, plocate: always, which: always, type: always,
+  find: findReadOnly, gfind: findReadOnly, locate: always, plocate: always, which: always, type: always,
   whereis: always, command: lookupOnly, hash: none(/^-[a-z]*[pd]/), help: always, id: always, whoami: always,
   groups: always, users: always, who: always, w: always, logname: always, tty: always, uname: always, arch: always,
   nproc: always, hostname: (a) => a.every((x) => x.startsWith('-') && !/^-(F|b|file|boot)$/.test(x)),
@@ -109,7 +251,7 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   uptime: always, free: always, vmstat: always, iostat: always, lscpu: always, lsblk: always, lsusb: always,
   lspci: always, lsmod: always, ps: always, pstree: always, pv: always, pr: always, fg: always, bg: always,
   // mktemp creates an empty file in the temp dir; a template path or -p DIR could put it anywhere.
-  mktemp: (a) => !a.some((x) => x.includes('/') || /^-[a-zA-Z]*p/.test(x) || x.startsWith('--tmpdir=')), pgrep: always, pidof: always, top: (a) => a.some((x) => /^-[a-zA-Z]*b/.test(x)),
+  mktemp: (a) => !a.some((x) => x.includes('/') || /^-[a-zA-Z]*p/.test(x) || x.startsWith('--tmpdir=')), pgrep: always, pidof: always, top: topOnce,
   lsof: always, ss: always, netstat: always, diff: always, colordiff: always, cmp: always, comm: always,
   sort: none(/^-[a-zA-Z]*o/, /^--output/, /^--compress-program/), uniq: maxOperands(1, 'fsw'), cut: always, tr: always,
   paste: always, join: always, fold: always, fmt: always, column: always, expand: always, unexpand: always, rev: always,
@@ -118,7 +260,7 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   yq: none(/^-[a-zA-Z]*i/, /^--inplace/, /\bload(_str|_xml|_props|_base64)?\s*\(|\b(str)?env\s*\(|\$ENV/),
   xq: none(/^-[a-zA-Z]*i/, /^--in-place/, /\$ENV|\benv\b|input_filename/), gron: always, sed: sedReadOnly,
   awk: awkReadOnly, gawk: awkReadOnly, mawk: awkReadOnly, nawk: awkReadOnly, xxd: maxOperands(1, 'cglosC'), source: sourceProjectFile, '.': sourceProjectFile,
-  od: always, hexdump: always, hd: always, strings: always, base64: maxOperands(1, 'w'), base32: maxOperands(1, 'w'),
+  od: always, hexdump: always, hd: always, strings: noAtFile, base64: maxOperands(1, 'w'), base32: maxOperands(1, 'w'),
   md5sum: always, md5: always, sha1sum: always, sha224sum: always, sha256sum: always, sha384sum: always,
   sha512sum: always, shasum: always, b2sum: always, cksum: always, sum: always, basename: always, dirname: always,
   realpath: always, readlink: always, test: always, '[': always, true: always, false: always, ':': always,
@@ -142,6 +284,80 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   'ssh-add': (a) => a.length > 0 && a.every((x) => x === '-l' || x === '-L' || x === '-E' || /^(sha256|md5)$/.test(x)),
   'ssh-keyscan': always, ssh: (a) => a.length > 0 && a.every((x) => /^-[VGQ]$/.test(x) || !x.startsWith('-')) && a.some((x) => /^-[VGQ]$/.test(x)),
   'nvidia-smi': (a) => a.every((x) => !/^-(r|pm|pl|ac|rac|e|c|mig|lgc|rgc|lmc|rmc)$|--(gpu-reset|persistence-mode|power-limit|applications-clocks|compute-mode)/.test(x)),
+
+  // Network diagnostics: they send probes, never files; a run-time argument could smuggle data into a DNS name.
+  ping: (a, c, x) => staticArgs(a, c, x) && !a.some((y) => /^-[a-zA-Z]*[pf]/.test(y)), ping6: (a, c, x) => staticArgs(a, c, x) && !a.some((y) => /^-[a-zA-Z]*[pf]/.test(y)),
+  traceroute: staticArgs, traceroute6: staticArgs, tracepath: staticArgs, tracepath6: staticArgs,
+  // whois sends its query to the server -h names: with a server of one's choosing the query is an upload.
+  whois: (a, c, x) => staticArgs(a, c, x) && !a.some((y) => /^-[a-zA-Z]*[hp]|^--(host|port)/.test(y)),
+  // mtr -F reads host names from a file and echoes what it cannot resolve.
+  mtr: (a, c, x) => staticArgs(a, c, x) && a.some((y) => /^-[a-zA-Z]*[rwjCxl]|^--(report|report-wide|json|csv|xml|raw|split)/.test(y)) && !a.some((y) => /^-[a-zA-Z]*F|^--filename/.test(y)),
+  arp: none(/^-[a-zA-Z]*[sdfS]/, /^--(set|delete|file)/), ip: ipReadOnly,
+  route: (a) => { const s = firstOperand(a); return s === undefined || s === 'get' || s === 'show' || s === 'print'; },
+
+  // Package managers: queries only (what is installed, what a package holds, what exists upstream).
+  apt: subIn(['list', 'show', 'search', 'policy', 'depends', 'rdepends', 'showsrc', 'help']),
+  'apt-cache': subIn(['search', 'show', 'showpkg', 'showsrc', 'policy', 'depends', 'rdepends', 'madison', 'pkgnames', 'stats', 'unmet', 'dump', 'showauto']),
+  'apt-file': subIn(['search', 'find', 'list', 'show']), 'apt-mark': subIn(['showauto', 'showmanual', 'showhold']),
+  dpkg: dpkgReadOnly, 'dpkg-query': always, rpm: rpmReadOnly,
+  yum: subIn(['info', 'list', 'search', 'provides', 'whatprovides', 'repolist', 'repoinfo', 'check-update', 'deplist', 'repoquery', 'help']),
+  dnf: subIn(['info', 'list', 'search', 'provides', 'whatprovides', 'repolist', 'repoinfo', 'check-update', 'deplist', 'repoquery', 'help']),
+  brew: firstIn(['list', 'ls', 'info', 'abv', 'search', 'desc', 'deps', 'uses', 'leaves', 'outdated', 'config', 'doctor', 'dr', 'commands', 'log', 'cat', 'formulae', 'casks', 'tap-info', 'options', 'missing', 'shellenv', 'help', '--prefix', '--cellar', '--repository', '--repo', '--cache', '--caskroom', '--env', '--version']),
+  pacman: pacmanReadOnly,
+  apk: subIn(['info', 'search', 'policy', 'list', 'dot', 'stats', 'version', 'audit']),
+  snap: subIn(['list', 'info', 'find', 'search', 'version', 'services', 'connections', 'interfaces', 'changes', 'tasks', 'warnings', 'known', 'aliases', 'help']),
+  flatpak: subIn(['list', 'info', 'search', 'remotes', 'remote-ls', 'ps', 'history', '--version']),
+  port: subIn(['installed', 'list', 'info', 'search', 'contents', 'deps', 'rdeps', 'variants', 'outdated', 'echo', 'provides', 'dependents', 'location', 'version', 'help', 'usage', 'file', 'dir', 'url', 'notes', 'platform']),
+  zypper: subIn(['search', 'se', 'info', 'if', 'packages', 'pa', 'patterns', 'pt', 'products', 'pd', 'repos', 'lr', 'services', 'ls', 'what-provides', 'wp', 'list-updates', 'lu', 'list-patches', 'lp', 'locks', 'll', 'help', '--version']),
+  conda: (a) => { const s = firstOperand(a); return s === 'list' || s === 'info' || s === 'search' || s === 'compare' || (s === 'env' && ['list', 'export'].includes(a.filter((x) => !x.startsWith('-'))[1] ?? '')) || (s === 'config' && a.some((x) => /^--(show|get|describe|show-sources)$/.test(x)) && !a.some((x) => /^--(set|add|append|prepend|remove|remove-key|write-default)$/.test(x))); },
+  gem: subIn(['list', 'search', 'info', 'environment', 'env', 'contents', 'specification', 'spec', 'which', 'dependency', 'dep', 'outdated', 'query', 'help']),
+  pipx: subIn(['list', 'environment', 'help']), asdf: subIn(['list', 'current', 'where', 'which', 'latest', 'help', 'version', 'info']),
+  mise: subIn(['ls', 'list', 'current', 'which', 'where', 'doctor', 'version', 'ls-remote', 'outdated', 'help', '--version']),
+  pyenv: (a) => { const s = firstOperand(a); return (s !== undefined && ['versions', 'version', 'which', 'whence', 'root', 'prefix', 'commands', 'help'].includes(s)) || (s === 'install' && a.some((x) => x === '--list' || x === '-l')); },
+  rbenv: subIn(['versions', 'version', 'which', 'whence', 'root', 'prefix', 'commands', 'help']),
+  nodenv: subIn(['versions', 'version', 'which', 'whence', 'root', 'prefix', 'commands', 'help']),
+  rustup: (a) => { const o = a.filter((x) => !x.startsWith('-')); return o[0] === 'show' || o[0] === 'which' || (['toolchain', 'target', 'component'].includes(o[0] ?? '') && o[1] === 'list'); },
+  volta: subIn(['list', 'which', 'help']), nvm: subIn(['ls', 'list', 'current', 'version', 'which', 'ls-remote', 'help']),
+
+  // Archive listing (extraction and creation are judged as file writes by the fs rules).
+  bsdtar: tarListOnly, gtar: tarListOnly, lsar: always, rpm2cpio: always,
+  '7z': (a) => ['l', 't', 'h', 'i'].includes(firstOperand(a) ?? ''), '7za': (a) => ['l', 't', 'h', 'i'].includes(firstOperand(a) ?? ''), '7zz': (a) => ['l', 't', 'h', 'i'].includes(firstOperand(a) ?? ''),
+  unrar: (a) => ['l', 'lt', 'lta', 'lb', 'v', 'vt', 'vta', 'vb', 't'].includes(firstOperand(a) ?? ''),
+  xz: (a) => a.some((x) => /^-[a-zA-Z]*[lt]/.test(x) || x === '--list' || x === '--test'),
+  zstd: (a) => a.some((x) => /^-[a-zA-Z]*[lt]/.test(x) || x === '--list' || x === '--test'),
+  jar: (a) => { const m = (a[0] ?? '').replace(/^-/, ''); return (/t/.test(m) || a.includes('--list')) && !/[cxui]/.test(m); },
+  ar: (a) => { const m = (a[0] ?? '').replace(/^-/, ''); return /^[tpvO]+$/.test(m) && !a.some((x) => x.startsWith('@')); },
+  cpio: (a) => a.some((x) => /^-[a-zA-Z]*t/.test(x) || x === '--list') && !a.some((x) => /^-[a-zA-Z]*[op]/.test(x) || /^--(create|pass-through|rsh-command|absolute-filenames)/.test(x)),
+
+  // Binaries and the system: inspection only.
+  // binutils read `@file` as more options and echo its lines in their errors: any file could leak that way.
+  ldd: trustedBinaries, nm: noAtFile, objdump: noAtFile, readelf: noAtFile, size: noAtFile, 'c++filt': noAtFile, addr2line: noAtFile,
+  otool: always, 'llvm-objdump': noAtFile, 'llvm-nm': noAtFile, 'llvm-readelf': noAtFile, 'llvm-size': noAtFile, dwarfdump: always,
+  lshw: none(/^-dump/), blkid: none(/^-[a-zA-Z]*g/), findmnt: always, lsns: always, ipcs: always, lsipc: always, lslocks: always,
+  // sysctl keys are names (`vm.swappiness`); a path form (`/../../etc/shadow`) reads any file.
+  mount: mountList, sysctl: (a) => !a.some((x) => /^-[a-zA-Z]*[wpf]/.test(x) || /^--(write|load|system)/.test(x) || x.includes('=') || x.includes('..') || x.startsWith('/')),
+  // -H pages the output (a pager runs commands); -F reads a file instead of the kernel buffer.
+  dmesg: none(/^-[a-zA-Z]*[cCDEnHF]/, /^--(clear|read-clear|console-off|console-on|console-level|human|file)/),
+  last: none(/^-[a-zA-Z]*f/, /^--file/), lastb: none(/^-[a-zA-Z]*f/, /^--file/), lastlog: none(/^-[a-zA-Z]*[CS]/, /^--(clear|set)/), lslogins: always,
+  timedatectl: (a) => { const s = firstOperand(a); return s === undefined || ['status', 'show', 'list-timezones', 'timesync-status', 'show-timesync'].includes(s); },
+  localectl: (a) => { const s = firstOperand(a); return s === undefined || s === 'status' || s.startsWith('list-'); },
+  fuser: none(/^-[a-zA-Z]*k/, /^--kill/), pmap: always, pwdx: always, sensors: none(/^-[a-zA-Z]*s/), mpstat: always, pidstat: always,
+  sar: none(/^-[a-zA-Z]*o/), stty: (a) => a.every((x) => x === '-a' || x === '--all' || x === '-g' || x === '--save' || x === 'size' || x === 'speed'),
+  compgen: none(/^-[a-zA-Z]*[CF]/),
+
+  // Text tools that only print.
+  look: always, tsort: always, pathchk: always, diff3: always, sdiff: none(/^-[a-zA-Z]*o/, /^--output/),
+  xmllint: none(/^--?o(utput)?$/, /^--output=/, /^--shell$/), htmlq: always, pup: always,
+  csvlook: always, csvstat: always, csvcut: always, csvgrep: always, csvsort: always, csvjson: always, in2csv: always,
+  xsv: none(/^-[a-zA-Z]*o/, /^--output/), tomlq: none(/^-[a-zA-Z]*i/, /^--in-place/),
+
+  // Shells that execute nothing: `bash -n script.sh` (syntax check), `bash -c` with no command string.
+  sh: shellRunsNothing, bash: shellRunsNothing, dash: shellRunsNothing, zsh: shellRunsNothing, ksh: shellRunsNothing,
+  mksh: shellRunsNothing, ash: shellRunsNothing,
+
+  // Other version control systems: the inspecting subcommands; options that name a program to run are out.
+  hg: subIn(['status', 'st', 'log', 'diff', 'di', 'annotate', 'blame', 'cat', 'id', 'identify', 'summary', 'sum', 'paths', 'branches', 'tags', 'heads', 'parents', 'manifest', 'files', 'grep', 'root', 'version', 'help', 'tip', 'incoming', 'in', 'outgoing', 'out'], /^--(config|debugger|tool|cwd)|^-o$|^--output/),
+  svn: subIn(['status', 'stat', 'st', 'log', 'diff', 'di', 'info', 'cat', 'list', 'ls', 'blame', 'praise', 'annotate', 'ann', 'proplist', 'plist', 'pl', 'propget', 'pget', 'pg', 'help', 'h', 'mergeinfo'], /^--(diff-cmd|diff3-cmd|editor-cmd|config-option|config-dir)/),
 };
 
 const VERSION_ARGS = new Set(['--version', '--help', '-version', '-help', '--usage', '-?']);
@@ -164,7 +380,7 @@ const readOnly = defineShellRule({
     match: ['ls -la', 'cat README.md', 'grep -rn TODO src', 'rg -n "fn main"', 'find . -name "*.ts" -type f', 'head -n 20 log.txt', 'wc -l src/*.ts', 'sed -n \'1,20p\' file.txt', 'awk \'{print $1}\' data.txt', 'jq .version package.json', 'ps aux', 'date +%s', 'printenv HOME', 'node --version', 'diff a.txt b.txt', 'tar -tzf archive.tgz', 'set -euo pipefail', 'xxd file.bin'],
     notMatch: ['find . -delete', 'sed -i \'s/a/b/\' f', 'awk \'{system("ls")}\' x', 'sort -o out.txt in.txt', 'date -s "2020-01-01"', 'rg --pre ./x.sh foo', 'hostname evil', 'tar xzf a.tgz', 'less -o copy.txt f'],
   },
-  match(cmd, ctx) {
+  match(cmd, ctx, analysis) {
     const name = programName(cmd);
     if (name === null) return null;
     if (cmd.argv.length === 2) {
@@ -174,8 +390,13 @@ const readOnly = defineShellRule({
     // An own-property lookup: a program named `constructor` must not find Object's.
     const check = Object.hasOwn(READ_ONLY, name) ? READ_ONLY[name] : undefined;
     if (!check) return null;
+    // Words xargs or parallel append at run time could be any option (`-delete`, `-i`): only tools with no acting
+    // option stay read-only then, unless the words are paths printed by find.
+    if (check !== always && cmd.via.length > 0 && cmd.argv.some((w) => isPlaceholder(w) && !w.vars.includes('find_path')) && !xargsFedByFind(cmd, analysis)) return null;
+    // GNU parallel appends its `:::` arguments (or its input lines), which the analysis does not show.
+    if (cmd.via.includes('parallel')) return null;
     const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
-    return check(a, cmd, ctx) ? { subject: cutText(cmd.text) } : null;
+    return check(a, cmd, ctx, analysis) ? { subject: cutText(cmd.text) } : null;
   },
 });
 
@@ -336,9 +557,15 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean 
       return !ops.some((t) => /publish|upload/i.test(t));
     case 'java': {
       if (words.length === 1 && /^-?-version$/.test(words[0]!)) return true;
-      // The project's own build output (target/, build/…), not any jar that happens to sit in the project.
+      // A jar inside the project is the project's code, like `python tool.py`; the Jenkins CLI jar talks to a
+      // server and is judged by the infra rules (its get-credentials command hands out secrets).
       const jar = words.indexOf('-jar');
-      if (jar >= 0 && words[jar + 1]) return ctx.path(words[jar + 1]!).classes.has('build-artifact');
+      if (jar >= 0 && words[jar + 1]) {
+        const j = words[jar + 1]!;
+        if (/jenkins-cli[^/]*\.jar$/.test(j)) return false;
+        const c = ctx.path(j).classes;
+        return (c.has('build-artifact') || c.has('project')) && !c.has('outside') && !c.has('dynamic') && !c.has('credentials');
+      }
       const src = ops[0];
       return src !== undefined && /\.java$/.test(src) && ctx.path(src).classes.has('project');
     }

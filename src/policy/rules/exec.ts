@@ -1325,7 +1325,7 @@ const INLINE_REASON = 'Inline interpreter code can do anything the user can (del
 const inlineCode_ = defineShellRule({
   id: 'exec.inline-code',
   // soft: inline code is a common and often legitimate agent habit, but it escapes every command rule; a
-  // person (or the judge) reads it. Trivially harmless code (print, JSON munging) is allowed by exec.inline-harmless.
+  // person (or the judge) reads it. Trivially harmless code (print, JSON munging) is exec.inline-harmless's.
   tier: 'soft_deny',
   reason: INLINE_REASON,
   programs: [...INTERPRETER_PROGRAMS, ...Object.keys(OTHER_CODE_FLAGS)],
@@ -1364,10 +1364,12 @@ const inlineCode_ = defineShellRule({
 
 const inlineHarmless = defineShellRule({
   id: 'exec.inline-harmless',
-  // allow: code that can only compute and print (a closed list of names and modules, no file, process,
-  // network or reflection access) is as safe as `echo`; agents use it constantly to read JSON or do arithmetic.
-  tier: 'allow',
-  reason: 'Inline code that only computes and prints.',
+  // soft: code that can only compute and print (a closed list of names and modules, no file, process, network
+  // or reflection access) is graded below exec.inline-code but not allowed: issue 2 lists inline interpreter
+  // code among what the built-in rules hold back, and a checker of code is never as sure as a reader. The
+  // separate id lets a policy allow exactly this class (`rules: { exec.inline-harmless: allow }`).
+  tier: 'soft_deny',
+  reason: 'Inline code that only seems to compute and print; a person (or the judge) glances at it. Put longer code in a script file in the project.',
   programs: [...INTERPRETER_PROGRAMS, ...Object.keys(OTHER_CODE_FLAGS)],
   examples: {
     match: [

@@ -5,11 +5,11 @@ import { posix } from 'node:path';
 import type { Tier } from '../../core/types.ts';
 import { parseArgs } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
-import type { Analysis, SimpleCommand } from '../../shell/types.ts';
+import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import type { PathInfo } from '../paths.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import {
-  DELETE_HOWS, globDir, has, isCatastrophicDir, parseChmod, parseFind, parseRm, pathTargets, type PathTarget,
+  DELETE_HOWS, globDir, has, isCatastrophicDir, parseChmod, parseFind, parseRm, pathTargets, type PathTarget, isRemoteSpec,
 } from './writes.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -137,6 +137,11 @@ function rmVerdicts(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): V
   for (const t of pathTargets(cmd, ctx, analysis)) {
     if (t.kind !== 'delete' || !DELETE_HOWS.has(t.how)) continue;
     verdicts.push(judgeRm(t, cmd, R, F, noPreserveRoot, ctx, analysis));
+  }
+  // `rm -rf` with no operand at all (`rm -rf 2>/dev/null`) only prints a usage error.
+  // Not for a command unwrapped from xargs or parallel, which append their input as operands at run time.
+  if (verdicts.length === 0 && p.operands.length === 0 && !p.dynamic && !noPreserveRoot && cmd.via.length === 0) {
+    verdicts.push({ rule: 'fs.rm-file', tier: 'allow', reason: 'Nothing to remove: with no operand rm only prints a usage error.', subject: cmd.text });
   }
   rmCache.set(cmd, { ctx, verdicts });
   return verdicts;
@@ -270,11 +275,34 @@ function benign(t: PathTarget): boolean {
   return has(i, 'project', 'temp', 'build-artifact');
 }
 
+/** coreutils/BSD split's own options (no --filter), with at most `input prefix` as operands. */
+const SPLIT_OPTION = /^(-[aCblnpt]|--(suffix-length|bytes|line-bytes|lines|number|separator|additional-suffix)(=.*)?|-[dxeu]+|--(numeric-suffixes|hex-suffixes)(=.*)?|--(elide-empty-files|unbuffered|verbose|help|version)|-[aCblnt]\S+|-\d+)$/;
+const SPLIT_WITH_VALUE = /^(-[aCblnpt]|--(suffix-length|bytes|line-bytes|lines|number|separator|additional-suffix))$/;
+function coreutilsSplit(cmd: SimpleCommand): boolean {
+  const words = cmd.argv.slice(1).map((w) => staticValue(w));
+  let operands = 0;
+  for (let i = 0; i < words.length; i++) {
+    const v = words[i];
+    if (v === null || v === undefined) return false;
+    if (v === '-' || !v.startsWith('-')) { operands++; continue; }
+    if (!SPLIT_OPTION.test(v)) return false;
+    if (SPLIT_WITH_VALUE.test(v)) i++;
+  }
+  return operands <= 2;
+}
+
+/** Compressors: with -c, -t, -l or on a pipe they only read and print. */
+const COMPRESSORS = [
+  'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz', 'pigz', 'unpigz', 'pbzip2', 'lbzip2', 'lzma', 'unlzma', 'lzip',
+  'compress', 'uncompress', 'zstd', 'unzstd', 'lz4', 'unlz4', 'brotli',
+] as const;
+const COMPRESSOR_SET: ReadonlySet<string> = new Set(COMPRESSORS);
+
 /** Everyday file tools; `sed`/`perl`/`ruby` only count when they edit in place. */
 const FILE_OPS = [
   'mkdir', 'touch', 'cp', 'mv', 'ln', 'install', 'rsync', 'tee', 'sponge', 'dd', 'truncate', 'chmod', 'chown', 'chgrp',
-  'tar', 'bsdtar', 'gtar', 'unzip', 'patch', 'mkfifo', 'sed', 'gsed', 'gzip', 'gunzip', 'bzip2', 'bunzip2', 'xz', 'unxz',
-  'gcp', 'gmv',
+  'tar', 'bsdtar', 'gtar', 'unzip', 'patch', 'mkfifo', 'sed', 'gsed', 'gcp', 'gmv', 'split', 'csplit', 'dos2unix',
+  'unix2dos', 'zip', '7z', '7za', '7zz', 'jar', 'ar', 'ddrescue', 'scp', ...COMPRESSORS,
 ] as const;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -440,9 +468,37 @@ function findDeletes(cmd: SimpleCommand, analysis: Analysis): boolean {
   return false;
 }
 
+/**
+ * `find . -name node_modules -type d -prune -exec rm -rf {} +`: every match is a build-output directory picked by
+ * its exact name. Only plain conjunctions count (no -o, no negation, no parentheses), and not -delete.
+ */
+function artifactDirsByName(expr: readonly Word[]): boolean {
+  let names = 0;
+  for (let j = 0; j < expr.length; j++) {
+    const v = expr[j]!.value;
+    if (v === '-exec' || v === '-execdir') {
+      while (j + 1 < expr.length && expr[j + 1]!.value !== ';' && expr[j + 1]!.value !== '+') j++;
+      j++;
+      continue;
+    }
+    if (v === '-name' || v === '-iname') {
+      const n = staticValue(expr[j + 1]);
+      if (n === null || !EXTRA_ARTIFACTS.has(n)) return false;
+      names++;
+      j++;
+      continue;
+    }
+    if (v === '-type' || v === '-maxdepth' || v === '-mindepth') { j++; continue; }
+    if (v === '-prune' || v === '-a' || v === '-and' || v === '-print' || v === '-depth' || v === '-xdev') continue;
+    return false;
+  }
+  return names > 0;
+}
+
 function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): RuleHit | null {
   if (!findDeletes(cmd, analysis)) return null;
   const f = parseFind(cmd.argv.slice(1));
+  const artifactsOnly = !f.deletes && artifactDirsByName(f.expr);
   const verdicts: Verdict[] = [];
   const targets = pathTargets(cmd, ctx, analysis).filter((t) => t.how === 'find -delete');
   // -exec rm / | xargs rm: the roots are not delete targets of find itself; classify them here.
@@ -460,10 +516,13 @@ function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis)
       v('soft_deny', `Deleting files found under ${r.path}, a path only known at run time; resolve it first.`);
     } else if (has(i, 'temp') && isTempRoot(i, ctx) && !f.filtered) {
       v('soft_deny', `find -delete without a filter empties ${r.path} and removes the temp directory itself; delete your own files by name.`);
+    } else if (artifactsOnly && has(i, 'project') && !has(i, 'outside', 'dynamic')) {
+      v('allow', 'Removes build-output directories (node_modules, __pycache__…) that find selects by their exact name.');
     } else if (has(i, 'temp') || has(i, 'build-artifact') || isArtifact(i, i.abs, ctx)) {
-      v('allow', 'Deletes matching files in a temp or build directory.');
+      // Never allow: a find filter is easy to get wrong and nothing shows what it matched (issue 2 lists find -delete).
+      v('soft_deny', `find deletes whatever its filter matches under ${r.path}; run it with -print first and remove the files by name, or ask the user.`);
     } else if (has(i, 'project')) {
-      if (f.filtered) v('allow', 'Deletes matching files inside the project.');
+      if (f.filtered) v('soft_deny', `find deletes every file its filter matches under ${r.path}, with no way back for untracked files; run it with -print first and remove the files by name, or ask the user.`);
       else v('soft_deny', `find without a -name/-path filter deletes everything under ${r.path}; add a filter or remove explicit paths.`);
     } else {
       v('soft_deny', `Deleting files found under ${r.path}; a person should check what that is.`);
@@ -551,8 +610,8 @@ export const rules: Rule[] = [
       notMatch: ['rm -rf "$HOME/project/build"', 'd=build; rm -rf $d', 'rm -rf build'],
     },
   }),
-  // Hard for system roots, soft outside the project, allow for filtered deletes inside it: the search root
-  // decides how much can go.
+  // Hard for system roots, soft everywhere else: the search root decides how much can go, and even a filtered
+  // delete inside the project is never allowed, since nothing shows what the filter matched.
   defineShellRule({
     id: 'fs.find-delete',
     tier: 'hard_deny',
@@ -601,6 +660,8 @@ export const rules: Rule[] = [
     },
     match: (cmd, ctx, analysis) => {
       const words = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+      // With no file operand shred only prints a usage error (it never reads standard input as a target).
+      if (!words.some((w) => !w.startsWith('-') || w === '-') && cmd.via.length === 0) return { tier: 'allow', reason: 'With no file operand shred only prints a usage error.' };
       const dev = words.find((w) => w.startsWith('/dev/') && !/^\/dev\/(null|zero|stdout|stderr|fd\/)/.test(w));
       if (dev) return { tier: 'hard_deny', reason: `shred of ${dev} wipes a whole device; never do this from an agent.`, subject: dev };
       for (const t of pathTargets(cmd, ctx, analysis)) {
@@ -824,8 +885,17 @@ export const rules: Rule[] = [
       const targets = pathTargets(cmd, ctx, analysis);
       if (targets.length === 0) {
         // Listing an archive writes nothing; other tools with no target are left to their own rules.
-        return name === 'tar' || name === 'bsdtar' || name === 'gtar' ? { reason: 'Reads an archive.' } : null;
+        if (name === 'tar' || name === 'bsdtar' || name === 'gtar') return { reason: 'Reads an archive.' };
+        if (name !== null && COMPRESSOR_SET.has(name)) return { reason: 'Compresses or decompresses to standard output.' };
+        // A local rsync dry run lists what would change; with a host it would still talk to the other machine.
+        if (name === 'rsync' && cmd.argv.some((w) => /^(-[a-zA-Z]*n[a-zA-Z]*|--dry-run|--list-only)$/.test(w.value)) && !cmd.argv.slice(1).some((w) => isRemoteSpec(w.value))) {
+          return { reason: 'A dry run changes nothing.' };
+        }
+        return null;
       }
+      // Only coreutils split as it is documented: --filter hands each piece to a shell command, and other words
+      // mean another program named split (the Split.io CLI: `split environments delete staging`).
+      if (name === 'split' && !coreutilsSplit(cmd)) return null;
       // truncate without a size fails without touching anything; do not vouch for what it was meant to be.
       if (name === 'truncate' && !cmd.argv.some((w) => /^(-s|-r|--size|--reference)/.test(w.value))) return null;
       return targets.every(benign) ? true : null;
@@ -847,8 +917,13 @@ export const rules: Rule[] = [
         const v = staticValue(w);
         return v === null || v.startsWith('/dev/');
       });
-      if (!deviceish && ops.length > 0 && ops.every((w) => has(ctx.path(w.value), 'project', 'temp') && !has(ctx.path(w.value), 'device'))) {
-        return { tier: 'soft_deny', reason: 'Formats an image file; check it is not a device.' };
+      // An image file in the project or a temp dir (`mkfs.ext4 disk.img`) is overwritten like any file the project
+      // writes; the path classifier resolves symlinks, so a link to a device is still a device.
+      if (!deviceish && ops.length > 0 && ops.every((w) => {
+        const c = ctx.path(w.value).classes;
+        return (c.has('project') || c.has('temp')) && !c.has('device') && !c.has('outside') && !c.has('credentials') && !c.has('agent-config') && !c.has('asimov-config') && !c.has('protected');
+      })) {
+        return { tier: 'allow', reason: 'Formats an image file inside the project or a temp directory, not a device.' };
       }
       return true;
     },

@@ -33,6 +33,19 @@ function opt(p: ParsedArgs, short: string | null, ...longs: string[]): boolean {
   return false;
 }
 
+/**
+ * Is `git clean` a dry run? Among clean's long options only --dry-run starts with `d`, so git reads any prefix of
+ * it (`--dry-r`) as --dry-run; `--no-dry-run` (or a prefix of it down to `--no-d`) undoes it. Later options win.
+ */
+function cleanDryRun(p: ParsedArgs): boolean {
+  let dry = false;
+  for (const f of p.flagList) {
+    if (f.name === 'n' || (f.word.value.startsWith('--') && f.name.length >= 1 && 'dry-run'.startsWith(f.name))) dry = true;
+    else if (f.word.value.startsWith('--') && f.name.length >= 4 && 'no-dry-run'.startsWith(f.name)) dry = false;
+  }
+  return dry;
+}
+
 function values(words: readonly Word[]): string[] {
   return words.map((w) => staticValue(w) ?? w.value);
 }
@@ -151,6 +164,11 @@ function pushDefaultHit(g: GitInvocation, ctx: RuleContext): RuleHit | null {
   const r = p.refspecs.find((x) => !x.deletes && isDefault(x.dst, ctx));
   if (r) return { reason: `Pushing straight to ${r.dst} skips review of the shared branch; push a feature branch and open a pull request.`, subject: r.raw };
   if (p.all) return { reason: '`git push --all` pushes every branch, the default branch included; push the branch you mean.', subject: '--all' };
+  // `git push master`: the default branch's name where git expects a remote. If it was meant as the branch, it is
+  // a push straight to it; either way it is not what it looks like.
+  if (p.refspecs.length === 0 && p.remote !== null && isDefault(p.remote, ctx)) {
+    return { reason: `\`git push ${p.remote}\` names the default branch where git expects a remote; to push a branch, name the remote too (\`git push origin feature\`) and push a feature branch, not ${p.remote}.`, subject: p.remote };
+  }
   // A bare `git push` / `git push origin` / `git push origin HEAD` pushes the current branch, which cannot be
   // known statically: it is allowed (git.local), as the issue's allow set asks for everyday pushes.
   return null;
@@ -178,6 +196,7 @@ const BRANCH_SPEC: ArgSpec = {
   longWithValue: ['set-upstream-to', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format', 'track'],
   aliases: { delete: 'd', force: 'f', move: 'm', copy: 'c', 'set-upstream-to': 'u', list: 'l', all: 'a', remotes: 'r' },
 };
+const TAG_SPEC: ArgSpec = { shortWithValue: 'mFu', longWithValue: ['message', 'file', 'local-user', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'sort', 'format', 'cleanup', 'trailer'] };
 const COMMIT_SPEC: ArgSpec = {
   shortWithValue: 'mFcCt',
   longWithValue: ['message', 'file', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'template', 'cleanup', 'trailer', 'pathspec-from-file'],
@@ -286,31 +305,124 @@ const GIT_EXEC_ENV = /^(GIT_(SSH|SSH_COMMAND|SSH_VARIANT|EXTERNAL_DIFF|PAGER|EDI
 /** `-c` keys that are plain preferences; any other `-c` is left to a person (or the exec rules). */
 const SAFE_DASH_C = /^(user\.\w+|color\..*|core\.(quotepath|autocrlf|eol|filemode|longpaths|safecrlf|ignorecase|precomposeunicode)|safe\.directory|init\.defaultbranch|advice\..*|i18n\..*|log\..*|diff\.(noprefix|mnemonicprefix|renames|algorithm|colormoved)|commit\.gpgsign|tag\.gpgsign|gc\.auto|maintenance\.auto|merge\.(ff|conflictstyle)|pull\.(rebase|ff)|rebase\.(autostash|autosquash)|submodule\.recurse|protocol\.version|fetch\.(prune|parallel)|push\.(default|autosetupremote)|status\..*|column\.ui|versionsort\..*)$/;
 
-const envTaint = new WeakMap<Analysis, boolean>();
+/** Variables git only consults when it talks to a remote (or asks for its credentials). */
+const NETWORK_ONLY_ENV = /^(GIT_SSH|GIT_SSH_COMMAND|GIT_SSH_VARIANT|GIT_PROXY_COMMAND|GIT_ASKPASS|SSH_ASKPASS)$/;
+/** `GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_n` / `GIT_CONFIG_VALUE_n`: configuration given through the environment. */
+const ENV_CONFIG = /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/;
+/** Config keys that only matter when git talks to a remote. */
+const NETWORK_ONLY_KEY = /^(core\.sshcommand|core\.askpass|credential\..*|http\..*|url\..*)$/;
 
-/** True when the line sets a variable anywhere that makes git run another program (GIT_SSH_COMMAND=…). */
-function gitEnvTainted(analysis: Analysis): boolean {
+/** How the line's environment makes git run other programs: anywhere (`other`) or only on network subcommands. */
+interface EnvTaint {
+  other: boolean;
+  network: boolean;
+}
+const envTaint = new WeakMap<Analysis, EnvTaint>();
+
+function gitEnvTaint(analysis: Analysis): EnvTaint {
   const hit = envTaint.get(analysis);
   if (hit !== undefined) return hit;
-  let t = false;
+  const t: EnvTaint = { other: false, network: false };
+  const mark = (name: string): void => {
+    if (NETWORK_ONLY_ENV.test(name)) t.network = true;
+    else t.other = true;
+  };
   for (const c of analysis.commands) {
-    if (c.assignments.some((a) => GIT_EXEC_ENV.test(a.name))) { t = true; break; }
+    for (const a of c.assignments) {
+      if (!GIT_EXEC_ENV.test(a.name)) continue;
+      // Configuration pairs set on a git command itself are judged key by key (gitEnvConfigs); elsewhere they taint.
+      if (ENV_CONFIG.test(a.name) && programName(c) === 'git') continue;
+      mark(a.name);
+    }
     const n = programName(c);
     if (n === 'export' || n === 'declare' || n === 'typeset' || n === 'env' || n === 'readonly' || n === 'local') {
-      if (c.argv.slice(1).some((w) => GIT_EXEC_ENV.test(w.value.split('=')[0] ?? ''))) { t = true; break; }
+      for (const w of c.argv.slice(1)) {
+        const name = w.value.split('=')[0] ?? '';
+        if (GIT_EXEC_ENV.test(name)) mark(name);
+      }
     }
   }
   envTaint.set(analysis, t);
   return t;
 }
 
+/** `GIT_CONFIG_KEY_n=k GIT_CONFIG_VALUE_n=v git …`: the pairs, or null when one is only known at run time. */
+function gitEnvConfigs(cmd: SimpleCommand): { key: string; value: string }[] | null {
+  const keys = new Map<string, string>();
+  const vals = new Map<string, string>();
+  for (const a of cmd.assignments) {
+    const m = /^GIT_CONFIG_(KEY|VALUE)_(\d+)$/.exec(a.name);
+    if (!m) {
+      if (a.name === 'GIT_CONFIG_PARAMETERS') return null;
+      continue;
+    }
+    const v = staticValue(a.value);
+    if (v === null) return null;
+    (m[1] === 'KEY' ? keys : vals).set(m[2]!, v);
+  }
+  return [...keys].map(([i, key]) => ({ key: key.toLowerCase(), value: vals.get(i) ?? '' }));
+}
+
+/** Subcommands that reach a remote, where ssh/askpass/credential settings run their programs. */
+function reachesRemote(g: GitInvocation): boolean {
+  const a = values(g.args);
+  const first = a.find((x) => !x.startsWith('-'));
+  switch (g.sub) {
+    case 'fetch': case 'pull': case 'push': case 'clone': case 'ls-remote': case 'submodule': case 'lfs':
+    case 'request-pull': case 'send-pack': case 'fetch-pack': case 'credential': case null:
+      return g.sub !== null;
+    case 'remote':
+      return first === 'show' || first === 'update' || first === 'prune' || first === 'set-head';
+    case 'archive':
+      return a.some((x) => x.startsWith('--remote'));
+    default:
+      return false;
+  }
+}
+
+/** git-lfs subcommands that fetch or inspect large files of this repository. */
+const LFS_LOCAL = new Set(['pull', 'fetch', 'ls-files', 'install', 'track', 'untrack', 'status', 'env', 'version', 'checkout', 'prune']);
+
+/** Subcommands an alias may stand for and stay allowed: they only show things. */
+const ALIAS_OK = new Set(['status', 'diff', 'log', 'show', 'shortlog', 'describe', 'blame', 'ls-files', 'ls-tree', 'rev-parse', 'grep', 'whatchanged', 'reflog', 'show-branch', 'cat-file', 'version', 'help']);
+
+/**
+ * Configuration from `-c` and from GIT_CONFIG_* on the command: allowed when every key is a plain preference, an
+ * alias to one of the showing subcommands (not a `!shell` alias), or a network-only key on a local subcommand.
+ * Returns the subcommand git will really run (the alias resolved), or null when the configuration is not allowed.
+ */
+function effectiveSub(g: GitInvocation, cmd: SimpleCommand): { sub: string | null } | null {
+  const env = gitEnvConfigs(cmd);
+  if (env === null) return null;
+  const all = [...g.configs.map((c) => ({ key: c.key, value: staticValue(c.word) === null ? null : c.value })), ...env];
+  let sub = g.sub;
+  for (const c of all) {
+    if (SAFE_DASH_C.test(c.key)) continue;
+    if (NETWORK_ONLY_KEY.test(c.key) && !reachesRemote(g)) continue;
+    const alias = /^alias\.(.+)$/.exec(c.key);
+    if (alias && c.value !== null && ALIAS_OK.has(c.value.trim())) {
+      if (g.sub === alias[1]) sub = c.value.trim();
+      continue;
+    }
+    return null;
+  }
+  return { sub };
+}
+
+function beforeDashes(a: readonly string[]): readonly string[] {
+  const i = a.indexOf('--');
+  return i < 0 ? a : a.slice(0, i);
+}
+
 /** Unicode dashes where an option would be (`git reset ‐‐hard`): not what it looks like, so not allowed. */
 const ODD_DASH = /^[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]/;
 
 /** Forms of the broader subcommands that stay local and harmless; the rest are left to a person (unknown). */
-function localHit(g: GitInvocation): boolean {
-  if (g.dynamic) return false;
-  if (g.configs.some((c) => !SAFE_DASH_C.test(c.key))) return false;
+function localHit(g0: GitInvocation, cmd: SimpleCommand): boolean {
+  if (g0.dynamic) return false;
+  const eff = effectiveSub(g0, cmd);
+  if (eff === null) return false;
+  const g: GitInvocation = eff.sub === g0.sub ? g0 : { ...g0, sub: eff.sub };
   if (g.sub === null) return true; // `git`, `git --version`, `git --help`
   if (!ALWAYS_LOCAL.has(g.sub)) return false;
   const a = values(g.args);
@@ -321,16 +433,17 @@ function localHit(g: GitInvocation): boolean {
     case 'remote':
       return first === undefined || first === 'show' || first === 'get-url' || first === 'update' || first === 'prune';
     case 'worktree':
-      if (first === 'remove') return !a.some((x) => /^-[a-z]*f/.test(x) || /^--fo/.test(x));
+      // After `--` a word is the worktree's path (`git worktree remove -- -f` removes a worktree named -f).
+      if (first === 'remove') return !beforeDashes(a).some((x) => /^-[a-z]*f/.test(x) || /^--fo/.test(x));
       return first === 'list' || first === 'add' || first === 'prune' || first === 'lock' || first === 'unlock' || first === 'repair' || first === 'move';
     case 'submodule':
       return first === undefined || ['status', 'update', 'init', 'sync', 'summary', 'absorbgitdirs', 'add', 'set-branch', 'set-url'].includes(first);
     case 'lfs':
-      return first === undefined || ['pull', 'fetch', 'ls-files', 'install', 'track', 'untrack', 'status', 'env', 'version', 'checkout', 'prune'].includes(first);
+      return first === undefined || LFS_LOCAL.has(first);
     case 'reflog':
       return first === undefined || first === 'show' || first === 'list' || first === 'exists';
     case 'clean':
-      return a.some((x) => x === '-n' || x === '--dry-run' || /^-[a-zA-Z]*n/.test(x) && !x.startsWith('--'));
+      return cleanDryRun(sub(g, CLEAN_SPEC));
     case 'prune':
       return a.some((x) => x === '-n' || x === '--dry-run');
     case 'config': {
@@ -338,6 +451,9 @@ function localHit(g: GitInvocation): boolean {
       if (c.action === 'get' || c.action === 'list') return true;
       return c.action === 'set' && c.key !== null && SAFE_CONFIG.test(c.key);
     }
+    case 'apply':
+      // --unsafe-paths lets a patch (and --directory) write outside the working tree.
+      return !a.some((x) => x.startsWith('--unsafe-p'));
     case 'symbolic-ref':
       return a.filter((x) => !x.startsWith('-')).length <= 1;
     case 'stash':
@@ -430,7 +546,7 @@ export const rules: Rule[] = [
       const g = git(cmd);
       if (!g || g.sub !== 'clean') return null;
       const p = sub(g, CLEAN_SPEC);
-      if (p.flags.has('n')) return null;
+      if (cleanDryRun(p)) return null;
       return opt(p, 'f', 'force') || opt(p, 'i', 'interactive') ? true : null;
     },
   }),
@@ -496,6 +612,25 @@ export const rules: Rule[] = [
       const p = sub(g, BRANCH_SPEC);
       if (p.flags.has('D') || opt(p, 'd', 'delete')) return null;
       return opt(p, 'f', 'force') || p.flags.has('M') || p.flags.has('C') ? true : null;
+    },
+  }),
+  // Soft: a tag names a release; `tag -d` drops it with no merged-check (unlike `branch -d`), and an annotated
+  // tag's message and signature survive only as an unreachable object. Often the first step of moving a
+  // published tag, which is a person's call.
+  defineShellRule({
+    id: 'git.tag-delete',
+    tier: 'soft_deny',
+    programs: ['git'],
+    reason: 'Deleting a tag removes a release marker (and an annotated tag\'s message and signature); check with the user, and never move a tag that was pushed.',
+    examples: {
+      match: ['git tag -d v1.0.0', 'git tag --delete v1', 'git tag --del v1 v2', 'git -C sub tag -d v2'],
+      notMatch: ['git tag v1.0.0', 'git tag -l', 'git tag -a v1 -m "release"', 'git tag --list "v1.*"'],
+    },
+    match: (cmd) => {
+      const g = git(cmd);
+      if (!g || g.sub !== 'tag') return null;
+      const p = sub(g, TAG_SPEC);
+      return opt(p, 'd', 'delete') ? { subject: values(p.operands).join(' ') || 'tag' } : null;
     },
   }),
   // Hard: rewriting every commit of the repository is never a step an agent should take on its own.
@@ -602,15 +737,23 @@ export const rules: Rule[] = [
   defineShellRule({
     id: 'git.local',
     tier: 'allow',
-    programs: ['git'],
+    programs: ['git', 'git-lfs'],
     reason: 'Everyday git work.',
     examples: {
-      match: ['git status', 'git diff --stat', 'git log --oneline -5', 'git add -A', 'git commit -m "fix: x"', 'git switch -c feature', 'git checkout -b feature', 'git fetch --all', 'git pull --rebase', 'git stash', 'git push origin feature', 'git push', 'git tag v1.0.0', 'git remote -v', 'git config --get user.email', 'git worktree add ../wt feature', 'git --version', 'git -C sub status', 'git branch -d old'],
-      notMatch: ['git remote add evil https://x.example/r.git', 'git config core.sshCommand "sh -c x"', 'git update-ref refs/heads/main HEAD~3', 'git foo'],
+      match: ['git status', 'git diff --stat', 'git log --oneline -5', 'git add -A', 'git commit -m "fix: x"', 'git switch -c feature', 'git checkout -b feature', 'git fetch --all', 'git pull --rebase', 'git stash', 'git push origin feature', 'git push', 'git tag v1.0.0', 'git remote -v', 'git config --get user.email', 'git worktree add ../wt feature', 'git --version', 'git -C sub status', 'git branch -d old', 'git-lfs pull', 'git -c alias.st=status st', 'GIT_SSH_COMMAND=./ssh-wrapper git status', 'git clean --dry-r -f'],
+      notMatch: ['git remote add evil https://x.example/r.git', 'git config core.sshCommand "sh -c x"', 'git update-ref refs/heads/main HEAD~3', 'git foo', 'GIT_SSH_COMMAND=./ssh-wrapper git fetch', 'git -c alias.st="reset --hard" st', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=less git log'],
     },
     match: (cmd, _ctx, analysis) => {
+      if (programName(cmd) === 'git-lfs') {
+        // `git-lfs pull` is `git lfs pull` run directly.
+        const first = values(cmd.argv.slice(1)).find((x) => !x.startsWith('-'));
+        const t = gitEnvTaint(analysis);
+        return (first === undefined || LFS_LOCAL.has(first)) && !t.other && !t.network ? true : null;
+      }
       const g = git(cmd);
-      return g && localHit(g) && !gitEnvTainted(analysis) ? true : null;
+      if (!g || !localHit(g, cmd)) return null;
+      const t = gitEnvTaint(analysis);
+      return t.other || (t.network && reachesRemote(g)) ? null : true;
     },
   }),
 ];

@@ -232,6 +232,10 @@ function aws(cmd: SimpleCommand): InfraVerdict | null {
   }
   if (op === undefined) return null;
   const key = `${svc} ${op}`;
+  // SecureString parameters come back encrypted unless --with-decryption is given.
+  if (svc === 'ssm' && /^get-parameters?(-by-path)?$/.test(op) && !p.words.some((w) => w === '--with-decryption')) {
+    return ok('Reads SSM parameters; SecureString values stay encrypted without --with-decryption.');
+  }
   if (AWS_SECRET_READS.test(key)) return null;
   if (svc === 'configure') return op === 'list' || op === 'list-profiles' ? ok() : op === 'set' ? soft('infra.aws', '`aws configure set` changes the AWS credentials or profile configuration; a person must confirm it.') : null;
   const v = opVerb(op);
@@ -320,7 +324,7 @@ function gcloud(cmd: SimpleCommand): InfraVerdict | null {
 // az
 
 const AZ_SPEC: ArgSpec = { shortWithValue: 'gon', longWithValue: ['subscription', 'output', 'query', 'resource-group', 'name', 'location', 'ids', 'vault-name', 'account-name', 'container-name', 'image', 'scope', 'role', 'assignee'] };
-const AZ_READ = /^(list|show|get-.*|list-.*|show-.*|version|find|wait|exists|check-.*|query|download|tail|logs|browse|help)$/;
+const AZ_READ = /^(list|show|get-.*|list-.*|show-.*|version|find|wait|exists|check-.*|query|download|download-batch|url|tail|logs|browse|help)$/;
 const AZ_DESTROY = /^(delete|purge|remove|untag|stop|deallocate|reset|revoke|disable|delete-.*|remove-.*|purge-.*|undelete)$/;
 const AZ_WRITE = /^(create|update|set|deploy|add|start|restart|scale|import|upload|assign|invoke|run-command|attach|detach|generalize|redeploy|reimage|resize|restore|rotate|enable|swap|sync|publish|login|grant|renew|regenerate-.*|set-.*|add-.*|config|up)$/;
 const AZ_SECRET_READS = /^keyvault (secret (show|download)|key download|certificate download)|^account get-access-token|^storage account keys list|^acr login|^aks get-credentials.*--admin/;
@@ -415,7 +419,7 @@ function dockerPrivileged(cmd: SimpleCommand, ctx: RuleContext): RuleHit | null 
 // ---------------------------------------------------------------------------------------------------------
 // Other infrastructure CLIs: read-only verbs allowed, destructive verbs soft.
 
-const GENERIC_READ = /^(list|ls|lsd|lsl|get|describe|show|status|info|help|version|whoami|logs|log|inspect|validate|diff|tail|view|search|find|check|health|healthcheck|ping|stats|top|explain|cat|print|preview|plan|lint|history|events|verify|doctor|size|snapshots|dump|convert|diagnostic|metrics|stat|env|config|cluster_status|list_queues|report|list_exchanges|list_users|list_vhosts|list_connections|environment_variables|dev|head|du|lookup|browse|jobs|url)$|^(get|list|describe|show)[-_:]/;
+const GENERIC_READ = /^(list|ls|lsd|lsl|get|describe|show|status|info|help|version|whoami|logs|log|inspect|validate|diff|tail|view|search|find|check|health|healthcheck|ping|stats|top|explain|cat|print|preview|plan|lint|history|events|verify|doctor|size|snapshots|dump|convert|diagnostic|metrics|stat|env|config|cluster_status|list_queues|report|list_exchanges|list_users|list_vhosts|list_connections|environment_variables|dev|head|du|lookup|browse|jobs|url|evaluate|query)$|^(get|list|describe|show)[-_:]/;
 const GENERIC_DESTROY = /^(delete|del|rm|remove|destroy|purge|prune|drop|uninstall|reset|force_reset|force-reset|wipe|erase|clear|truncate|flush|kill|terminate|archive|unregister|deregister|forget|break-lock|cleanup|dedupe|deletefile|yank|rollback|undeploy|revoke|roll|compact|recreate|delete_vhost|forget_cluster_node|clean|unpublish|disconnect|reset-offsets)$|^(delete|remove|purge|destroy)[-_:]/;
 
 interface GenericSpec {
@@ -425,6 +429,8 @@ interface GenericSpec {
   noRead?: RegExp;
   /** Options after which the verb is an option rather than a word (kafka-topics --delete). */
   optionVerbs?: boolean;
+  /** Extra verbs that only read for this tool (`nats sub`, `gh repo clone`). */
+  read?: RegExp;
 }
 
 const GENERIC: Readonly<Record<string, GenericSpec>> = {
@@ -435,8 +441,8 @@ const GENERIC: Readonly<Record<string, GenericSpec>> = {
   doctl: {}, 'linode-cli': {}, hcloud: {}, scw: {}, oci: {}, ibmcloud: {}, aliyun: {}, 'vultr-cli': {},
   apigeecli: {}, deck: { destroy: /^(reset|sync)$/ }, kong: {}, borg: {}, rclone: { destroy: /^(sync|move|moveto|bisync)$/ },
   restic: { destroy: /^(unlock)$/ }, velero: {}, circleci: { destroy: /^(remove-secret)$/ }, 'gitlab-runner': {},
-  glab: {}, gh: { noRead: /^auth\b|\btoken\b/ }, 'datadog-ci': {}, newrelic: {}, pd: {}, splunk: {}, stripe: {}, square: {},
-  algolia: {}, flipt: {}, ldcli: {}, unleash: {}, nats: {}, rabbitmqadmin: {}, rabbitmqctl: {}, rpk: {},
+  glab: { read: /^clone$/ }, gh: { noRead: /^auth\b|\btoken\b/, read: /^clone$/ }, promtool: {}, 'datadog-ci': {}, newrelic: {}, pd: {}, splunk: {}, stripe: {}, square: {},
+  algolia: {}, flipt: {}, ldcli: {}, unleash: {}, nats: { read: /^(sub|subscribe)$/ }, rabbitmqadmin: {}, rabbitmqctl: {}, rpk: {},
   minikube: {}, kind: {}, k3d: {}, eksctl: {}, kops: {}, skaffold: {}, tilt: {}, argocd: {}, flux: {}, istioctl: {},
   linkerd: {}, consul: {}, nomad: {}, etcdctl: {}, mc: { destroy: /^(rb|mirror)$/ }, sentry: {}, 'sentry-cli': {},
   'kafka-topics': { optionVerbs: true }, 'kafka-consumer-groups': { optionVerbs: true }, 'kafka-configs': { optionVerbs: true },
@@ -455,7 +461,20 @@ function jenkins(cmd: SimpleCommand): InfraVerdict | null {
   const j = words.indexOf('-jar');
   if (programName(cmd) === 'java' && (j < 0 || !/jenkins-cli[^/]*\.jar$/.test(words[j + 1] ?? ''))) return null;
   const verb = words.find((w) => /^(delete|disconnect|remove|clear|safe-restart|restart|shutdown|safe-shutdown|offline|uninstall|quiet-down|reload)(-|$)/.test(w));
-  return verb ? soft('infra.cli-destructive', `Jenkins \`${verb}\` deletes or stops things on the Jenkins server; a person must confirm it.`) : null;
+  if (verb) return soft('infra.cli-destructive', `Jenkins \`${verb}\` deletes or stops things on the Jenkins server; a person must confirm it.`);
+  // The Jenkins CLI's command is the first word after the jar and its options (`-s URL`, `-auth`, `-i key`…).
+  const rest = j >= 0 ? words.slice(j + 2) : words;
+  let command: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i]!;
+    if (/^-(s|auth|i|p|user|bearer|logger|strictHostKey)$/.test(w)) { i++; continue; }
+    if (w.startsWith('-')) continue;
+    command = w;
+    break;
+  }
+  // Reading jobs, nodes and views changes nothing; get-credentials-* hands out secrets and stays with a person.
+  if (command !== undefined && /^(list-[a-z-]+|get-(job|node|view|gradle)|who-am-i|version|help|session-id)$/.test(command)) return ok();
+  return null;
 }
 
 function generic(cmd: SimpleCommand): InfraVerdict | null {
@@ -485,7 +504,9 @@ function generic(cmd: SimpleCommand): InfraVerdict | null {
     if (dryRun) return ok('A dry run changes nothing.');
     return soft('infra.cli-destructive', `\`${name} ${ops.slice(0, d + 1).join(' ')}\` deletes or resets live resources; a person must confirm it.`);
   }
-  if (ops.some((v) => GENERIC_READ.test(v))) {
+  // `circleci local execute` runs the project's own CI job in a local container, like its build tooling.
+  if (name === 'circleci' && ops[0] === 'local' && ops[1] === 'execute') return ok('Runs the project\'s CI job locally in a container.');
+  if (ops.some((v) => GENERIC_READ.test(v) || (spec.read !== undefined && spec.read.test(v)))) {
     if (spec.noRead && spec.noRead.test(ops.join(' '))) return null;
     return ok();
   }
@@ -721,7 +742,7 @@ export const rules: Rule[] = [
   defineShellRule({
     id: 'infra.readonly',
     tier: 'allow',
-    programs: [...TF, 'pulumi', ...KUBE, 'helm', 'aws', 'gcloud', 'gsutil', 'az', ...DOCKERS, ...Object.keys(GENERIC)],
+    programs: [...TF, 'pulumi', ...KUBE, 'helm', 'aws', 'gcloud', 'gsutil', 'az', ...DOCKERS, ...Object.keys(GENERIC), 'java', 'jenkins-cli'],
     reason: 'Read-only inspection of infrastructure.',
     examples: {
       match: ['terraform plan', 'kubectl get pods', 'helm list', 'aws ec2 describe-instances', 'aws s3 ls s3://bucket', 'gcloud compute instances list', 'az vm list', 'docker ps', 'docker build -t app .', 'wrangler whoami', 'fastly service list', 'kafka-topics --bootstrap-server x:9092 --list', 'nginx -t'],

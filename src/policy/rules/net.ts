@@ -7,7 +7,7 @@ import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { parseArgs } from '../../shell/args.ts';
 import { interpreterFamily, programName, staticValue } from '../../shell/program.ts';
 import {
-  allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, networkTarget, SOCKET_TOOLS, type NetTarget,
+  allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
 } from './network.ts';
 import {
   AWK_NAMES, codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation,
@@ -726,7 +726,7 @@ const fetch = defineShellRule({
       if (!e.info || e.info.host === null) return null;
       if (!FETCH_SCHEMES.has(e.info.scheme ?? '')) return null;
       for (const b of FETCH_BLOCKERS) if (e.info.classes.has(b) && !(b === 'private-network' && e.info.classes.has('allowed'))) return null;
-      if (e.word && staticValue(e.word) === null) return null;
+      if (e.word && netLiteral(e.word) === null) return null;
     }
     return { subject: t.endpoints.map((e) => e.host).join(', ') };
   },

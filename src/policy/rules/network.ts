@@ -138,11 +138,17 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
 /** Tools that open raw sockets: what they print is whatever the other side sends. */
 export const SOCKET_TOOLS: ReadonlySet<string> = new Set([...NETCAT, 'socat', 'telnet', 'openssl', 'ztcp']);
 
+/** A word's value as a network client receives it: static words, and URLs whose `?`/`*` no file name can match. */
+export function netLiteral(w: Word | undefined): string | null {
+  return lit(w);
+}
+
 function lit(w: Word | undefined): string | null {
   const v = staticValue(w);
   if (v !== null || !w) return v;
   // A URL with `?` or `*` is a glob to bash, but no file name can match `scheme://…`: it stays as written.
-  if (w.glob && w.vars.length === 0 && w.substitutions.length === 0 && /^[a-z][a-z0-9+.-]*:\/\//i.test(w.value)) return w.value;
+  // httpie's localhost shorthand (`:9200/_cat/indices?v`) would need a directory named `:9200` to match anything.
+  if (w.glob && w.vars.length === 0 && w.substitutions.length === 0 && /^([a-z][a-z0-9+.-]*:\/\/|:\d+\/)/i.test(w.value)) return w.value;
   return null;
 }
 

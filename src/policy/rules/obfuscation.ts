@@ -58,6 +58,8 @@ function dynamicCode(cmd: SimpleCommand, analysis: Analysis): string | null {
   }
   const inv = invocation(cmd);
   if (!inv || inv.family !== 'shell') return null;
+  // `bash -n file` only checks the file's syntax: whatever the file is, none of it runs.
+  if (inv.syntaxOnly && inv.codes.length === 0) return null;
   if (!SHELLS_EVAL.has(name.replace(/[0-9.]+$/, '')) && inv.family !== 'shell') return null;
   const dyn = inv.codes.find((w) => staticValue(w) === null);
   if (dyn) return dyn.raw;

@@ -24,7 +24,10 @@ const ALL_OPERANDS = new Set([
   'xzcat', 'zstdcat', 'lzcat', 'zless', 'zmore', 'bat', 'batcat', 'iconv', 'diff', 'cmp', 'comm', 'sdiff', 'diff3',
   'join', 'sort', 'view', 'vim', 'vi', 'nvim', 'nano', 'emacs', 'pico', 'gedit', 'code', 'subl', 'gpg', 'gpg2',
   'uuencode', 'xxd', 'split', 'csplit', 'shuf', 'pr', 'tsort', 'gzip', 'bzip2', 'xz', 'zstd', 'lz4', 'pigz',
-  'uniq', 'look', 'yq', 'xq', 'mlr', 'csvlook', 'csvcut', 'gron',
+  'uniq', 'look', 'yq', 'xq', 'mlr', 'csvlook', 'csvcut', 'gron', 'gunzip', 'bunzip2', 'unxz', 'unzstd', 'unlz4',
+  'unpigz', 'pbzip2', 'lbzip2', 'lzma', 'unlzma', 'lzip', 'compress', 'uncompress', 'brotli', 'dos2unix', 'unix2dos',
+  'nm', 'objdump', 'readelf', 'size', 'ldd', 'otool', 'xmllint', 'csvstat', 'csvgrep', 'csvsort', 'csvjson', 'in2csv',
+  'xsv', 'htmlq', 'pup', 'tomlq', 'ddrescue',
 ]);
 
 /** Options with a value, per program family, so operands are told from option values. */

@@ -354,6 +354,12 @@ const RM_SPEC: ArgSpec = { longWithValue: [], aliases: { recursive: 'r', R: 'r',
 const SHRED_SPEC: ArgSpec = { shortWithValue: 'ns', longWithValue: ['iterations', 'size', 'random-source'] };
 const MKFIFO_SPEC: ArgSpec = { shortWithValue: 'mZ', longWithValue: ['mode', 'context'] };
 const COMPRESS_SPEC: ArgSpec = { shortWithValue: 'SbT', longWithValue: ['suffix', 'threads', 'memlimit'], aliases: { stdout: 'c', 'to-stdout': 'c', keep: 'k', test: 't', list: 'l' } };
+const ZSTD_SPEC: ArgSpec = { shortWithValue: 'oDBTLM', longWithValue: ['output', 'dict', 'format', 'threads', 'memory', 'patch-from'], aliases: { stdout: 'c', output: 'o', test: 't', list: 'l' } };
+const SPLIT_SPEC: ArgSpec = { shortWithValue: 'abCdlnt', longWithValue: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'additional-suffix', 'numeric-suffixes', 'hex-suffixes', 'filter'] };
+const CSPLIT_SPEC: ArgSpec = { shortWithValue: 'bfn', longWithValue: ['suffix-format', 'prefix', 'digits'], aliases: { prefix: 'f' } };
+const DOS2UNIX_SPEC: ArgSpec = { shortWithValue: 'cm', longWithValue: ['convmode', 'add-bom'] };
+const ZIP_SPEC: ArgSpec = { shortWithValue: 'bnOPtTx', longWithValue: ['output-file', 'temp-path', 'suffixes', 'password', 'exclude', 'include'], aliases: { 'output-file': 'O', move: 'm' } };
+const DDRESCUE_SPEC: ArgSpec = { shortWithValue: 'abBcCeEiIKlLmMoOsSTxZ', longWithValue: ['domain-mapfile', 'size', 'input-position', 'output-position'] };
 
 export function parseRm(cmd: SimpleCommand): ParsedArgs {
   return parseArgs(cmd, RM_SPEC);
@@ -472,10 +478,23 @@ export interface GitRestore {
 export function gitRestore(args: Word[]): GitRestore {
   const { beforeDashes, afterDashes, parsed } = gitPathspecs(args, GIT_RESTORE_SPEC);
   const help = parsed.flags.has('help') || parsed.flags.has('h');
-  const staged = parsed.flags.has('S');
-  const worktree = !help && (!staged || parsed.flags.has('W'));
-  const unlisted = parsed.flags.has('pathspec-from-file') || parsed.flags.has('p');
-  return { worktree, paths: [...beforeDashes, ...(afterDashes ?? [])], unlisted };
+  // Later options win, and `--no-X` undoes `X`: `git restore -W --no-worktree f` restores nothing.
+  let staged = false;
+  let worktree: boolean | null = null;
+  let patch = false;
+  for (const f of parsed.flagList) {
+    if (f.name === 'S') staged = true;
+    else if (f.name === 'no-staged') staged = false;
+    else if (f.name === 'W') worktree = true;
+    else if (f.name === 'no-worktree') worktree = false;
+    else if (f.name === 'p') patch = true;
+    else if (f.name === 'no-patch') patch = false;
+  }
+  // Without --worktree/--staged git restores the working tree; --staged alone restores the index only; with
+  // neither in effect (`--no-worktree` alone) git refuses and nothing changes.
+  const touchesWorktree = !help && (worktree ?? !staged);
+  const unlisted = parsed.flags.has('pathspec-from-file') || patch;
+  return { worktree: touchesWorktree, paths: [...beforeDashes, ...(afterDashes ?? [])], unlisted };
 }
 const GIT_RM_SPEC: ArgSpec = { longWithValue: ['pathspec-from-file'], aliases: { cached: 'cached', recursive: 'r', force: 'f' } };
 const GIT_CLONE_SPEC: ArgSpec = {
@@ -737,6 +756,8 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   rsync: (_c, b, w) => {
     const p = parseArgs(w, RSYNC_SPEC);
     if (p.operands.length < 2) return;
+    // A dry run (or a listing) changes nothing at the destination.
+    if (p.flags.has('n') || p.flags.has('dry-run') || p.flags.has('list-only')) return;
     const dest = p.operands[p.operands.length - 1]!;
     const sources = p.operands.slice(0, -1);
     const keys = [...p.flags.keys()];
@@ -860,6 +881,69 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   bunzip2: compress,
   xz: compress,
   unxz: compress,
+  pigz: compress,
+  unpigz: compress,
+  pbzip2: compress,
+  lbzip2: compress,
+  lzma: compress,
+  unlzma: compress,
+  lzip: compress,
+  compress: compress,
+  uncompress: compress,
+  zstd: compressKeeping,
+  unzstd: compressKeeping,
+  lz4: compressKeeping,
+  unlz4: compressKeeping,
+  brotli: compressKeeping,
+  split: splitPieces,
+  csplit: (_c, b, w) => {
+    const prefix = parseArgs(w, CSPLIT_SPEC).flagList.filter((f) => f.name === 'f').pop();
+    b.add(prefix && typeof prefix.value === 'string' ? literalWordFrom(prefix.word, prefix.value) : literalWord('xx'), 'csplit', 'write');
+  },
+  dos2unix: (_c, b, w) => {
+    for (const o of parseArgs(w, DOS2UNIX_SPEC).operands) b.add(o, 'dos2unix', 'modify');
+  },
+  unix2dos: (_c, b, w) => {
+    for (const o of parseArgs(w, DOS2UNIX_SPEC).operands) b.add(o, 'unix2dos', 'modify');
+  },
+  zip: zipArchive,
+  '7z': sevenZip,
+  '7za': sevenZip,
+  '7zz': sevenZip,
+  jar: modeArchive('jar'),
+  ar: modeArchive('ar'),
+  // Cloud downloads write where they are told to: `aws s3 cp s3://b/k ./f`, `gsutil cp gs://b/k f`, `az … download -f f`.
+  aws: (_c, b, w) => {
+    const ops = w.filter((x) => !x.value.startsWith('-'));
+    if (ops[0]?.value !== 's3' || !['cp', 'sync', 'mv'].includes(ops[1]?.value ?? '')) return;
+    const dest = ops[ops.length - 1];
+    if (dest && ops.length >= 4 && !/^s3:\/\//.test(dest.value)) b.add(dest, 'cloud download', 'write');
+  },
+  gsutil: (_c, b, w) => {
+    const ops = w.filter((x) => !x.value.startsWith('-'));
+    if (!['cp', 'rsync', 'mv'].includes(ops[0]?.value ?? '')) return;
+    const dest = ops[ops.length - 1];
+    if (dest && ops.length >= 3 && !/^gs:\/\//.test(dest.value)) b.add(dest, 'cloud download', 'write');
+  },
+  gcloud: (_c, b, w) => {
+    const ops = w.filter((x) => !x.value.startsWith('-'));
+    if (ops[0]?.value !== 'storage' || !['cp', 'rsync', 'mv'].includes(ops[1]?.value ?? '')) return;
+    const dest = ops[ops.length - 1];
+    if (dest && ops.length >= 4 && !/^gs:\/\//.test(dest.value)) b.add(dest, 'cloud download', 'write');
+  },
+  az: (_c, b, w) => {
+    if (!w.some((x) => /^download(-batch)?$/.test(x.value))) return;
+    for (let i = 0; i < w.length; i++) {
+      const v = w[i]!.value;
+      if ((v === '-f' || v === '--file' || v === '-d' || v === '--destination') && w[i + 1]) b.add(w[++i]!, 'cloud download', 'write');
+      else if (/^--(file|destination)=/.test(v)) b.add(derived(w[i]!, v.slice(v.indexOf('=') + 1)), 'cloud download', 'write');
+    }
+  },
+  ddrescue: (_c, b, w) => {
+    // `ddrescue infile outfile [mapfile]`: the output (a disk image, or a disk) and the map file are written.
+    const ops = parseArgs(w, DDRESCUE_SPEC).operands;
+    for (const o of ops.slice(1, 3)) b.add(o, 'ddrescue', 'write');
+  },
   rm: (_c, b, w) => {
     for (const o of parseArgs(w, RM_SPEC).operands) b.add(o, 'rm', 'delete');
   },
@@ -904,8 +988,68 @@ function literalWordFrom(w: Word, value: string): Word {
 
 function compress(_c: SimpleCommand, b: TargetBuilder, w: Word[]): void {
   const p = parseArgs(w, COMPRESS_SPEC);
-  if (p.flags.has('c') || p.flags.has('k') || p.flags.has('t') || p.flags.has('l')) return;
-  for (const o of p.operands) if (o.value !== '-') b.add(o, 'compress', 'modify');
+  if (p.flags.has('c') || p.flags.has('t') || p.flags.has('l')) return;
+  // The result lands next to each operand (`f` -> `f.gz`); without -k the operand itself is replaced.
+  const how = p.flags.has('k') ? 'write' : 'modify';
+  for (const o of p.operands) if (o.value !== '-') b.add(o, 'compress', how);
+}
+
+/** zstd, lz4, brotli: keep their input by default, write next to it, or to -o FILE. */
+function compressKeeping(_c: SimpleCommand, b: TargetBuilder, w: Word[]): void {
+  const p = parseArgs(w, ZSTD_SPEC);
+  if (p.flags.has('c') || p.flags.has('t') || p.flags.has('l')) return;
+  const out = p.flagList.filter((f) => f.name === 'o').pop();
+  if (out && typeof out.value === 'string') {
+    b.add(literalWordFrom(out.word, out.value), 'compress', 'write');
+    return;
+  }
+  const ops = p.operands.filter((o) => o.value !== '-');
+  // lz4 and brotli take `input output`; zstd writes `input.zst` beside each input.
+  for (const o of ops) b.add(o, 'compress', p.flags.has('rm') ? 'modify' : 'write');
+}
+
+/** split / csplit write their pieces under a prefix (default `x` / `xx` in the current directory). */
+function splitPieces(_c: SimpleCommand, b: TargetBuilder, w: Word[]): void {
+  const p = parseArgs(w, SPLIT_SPEC);
+  const prefix = p.operands[1];
+  b.add(prefix ?? literalWord('x'), 'split', 'write');
+}
+
+/** `zip [options] archive files…`: writes the archive (or -O copy); -m moves the files into it. */
+function zipArchive(_c: SimpleCommand, b: TargetBuilder, w: Word[]): void {
+  const p = parseArgs(w, ZIP_SPEC);
+  const out = p.flagList.filter((f) => f.name === 'O').pop();
+  if (out && typeof out.value === 'string') b.add(literalWordFrom(out.word, out.value), 'zip', 'write');
+  const [archive, ...files] = p.operands;
+  if (archive) b.add(archive, 'zip', 'write');
+  if (p.flags.has('m')) for (const f of files) b.add(f, 'zip -m', 'delete');
+}
+
+/** 7z: `a`/`u`/`d`/`rn` change the archive; `x`/`e` extract into -oDIR or the current directory. */
+function sevenZip(_c: SimpleCommand, b: TargetBuilder, w: Word[]): void {
+  const ops = w.filter((x) => !x.value.startsWith('-'));
+  const verb = ops[0]?.value;
+  if (verb === 'a' || verb === 'u' || verb === 'd' || verb === 'rn') {
+    if (ops[1]) b.add(ops[1], '7z', 'write');
+  } else if (verb === 'x' || verb === 'e') {
+    const o = w.find((x) => x.value.startsWith('-o') && x.value.length > 2);
+    b.add(o ? derived(o, o.value.slice(2)) : literalWord('.'), '7z', 'write');
+  }
+}
+
+/** jar and ar take their mode as the first word (`jar xf a.jar`, `ar rcs lib.a x.o`). */
+function modeArchive(how: 'jar' | 'ar'): Collector {
+  return (_c, b, w) => {
+    const mode = (w[0]?.value ?? '').replace(/^-/, '');
+    const ops = w.slice(1).filter((x) => !x.value.startsWith('-'));
+    if (/x/.test(mode)) {
+      const c = w.findIndex((x) => x.value === '-C');
+      b.add(how === 'jar' && c >= 0 && w[c + 1] ? w[c + 1]! : literalWord('.'), how, 'write');
+    }
+    if (how === 'jar' ? /[cui]/.test(mode) && /f/.test(mode) : /[rqdms]/.test(mode)) {
+      if (ops[0]) b.add(ops[0], how, 'write');
+    }
+  };
 }
 
 function inPlace(b: TargetBuilder, w: Word[], spec: ArgSpec, how: string, scriptFlagF: boolean): void {
@@ -928,6 +1072,8 @@ export interface FindArgs {
   filtered: boolean;
   /** Words after the roots. */
   expr: Word[];
+  /** -exec, -execdir, -ok or -okdir runs a command (which unwrapping hands to the rules on its own). */
+  execs: boolean;
 }
 
 const FIND_FILTERS = new Set([
@@ -936,6 +1082,11 @@ const FIND_FILTERS = new Set([
   '-uid', '-gid', '-perm', '-links', '-inum', '-samefile', '-lname', '-ilname', '-nouser', '-nogroup', '-used',
   '-newerXY', '-newermt', '-newerct', '-neweraa', '-context',
 ]);
+
+/** Filters that take no argument. */
+const FIND_NO_VALUE = new Set(['-empty', '-nouser', '-nogroup']);
+/** Other expression words that take an argument, which must not be read as an action. */
+const FIND_VALUE_OPTIONS = new Set(['-type', '-xtype', '-maxdepth', '-mindepth', '-fstype', '-printf', '-files0-from']);
 
 /** find's search roots and the actions that write or delete. */
 export function parseFind(words: readonly Word[]): FindArgs {
@@ -963,20 +1114,26 @@ export function parseFind(words: readonly Word[]): FindArgs {
   const expr = words.slice(i);
   let deletes = false;
   let filtered = false;
+  let execs = false;
   const writes: Word[] = [];
   for (let j = 0; j < expr.length; j++) {
     const v = expr[j]!.value;
     if (v === '-exec' || v === '-execdir' || v === '-ok' || v === '-okdir') {
+      execs = true;
       // The command's own words (`-exec echo -delete \;`) are not find's expression.
       while (j + 1 < expr.length && expr[j + 1]!.value !== ';' && expr[j + 1]!.value !== '+') j++;
       j++;
       continue;
     }
     if (v === '-delete') deletes = true;
-    else if (FIND_FILTERS.has(v) || v.startsWith('-newer')) filtered = true;
+    else if (FIND_FILTERS.has(v) || v.startsWith('-newer')) {
+      filtered = true;
+      // The test's argument is a value, not an action: `find . -name -delete` looks for a file named -delete.
+      if (!FIND_NO_VALUE.has(v) && j + 1 < expr.length) j++;
+    } else if (FIND_VALUE_OPTIONS.has(v) && j + 1 < expr.length) j++;
     else if ((v === '-fprint' || v === '-fprint0' || v === '-fls' || v === '-fprintf') && expr[j + 1]) writes.push(expr[++j]!);
   }
-  return { roots: roots.length > 0 ? roots : [literalWord('.')], deletes, writes, filtered, expr };
+  return { roots: roots.length > 0 ? roots : [literalWord('.')], deletes, writes, filtered, expr, execs };
 }
 
 /** Programs some collector knows, besides git. */

@@ -87,3 +87,18 @@ describe('statements are read, not grepped', () => {
     expectNoRule('psql -c "EXPLAIN ANALYZE DELETE FROM users"', 'db.read-only');
   });
 });
+
+tierTable('writes to a data store\'s HTTP API are database writes', [
+  ['curl -X POST http://localhost:9200/logs/_delete_by_query -d \'{"query":{"match_all":{}}}\'', 'soft_deny'],
+  ['curl -X POST http://localhost:9200/logs/_close', 'soft_deny'],
+  ['curl -X PUT http://localhost:9200/_cluster/settings -d \'{}\'', 'soft_deny'],
+  ['http POST :7700/indexes/products/documents/delete-batch', 'soft_deny'],
+  ['curl -X DELETE http://127.0.0.1:5984/mydb', 'soft_deny'],
+  ['curl -X POST "http://localhost:8123/?query=DROP%20TABLE%20t"', 'soft_deny'],
+  ['curl -X GET "http://localhost:9200/logs/_search?q=error"', 'allow'],
+  ['curl -X POST http://localhost:9200/logs/_search -d \'{"size":1}\'', 'allow'],
+  ['curl -X POST http://localhost:7700/indexes/products/search -d \'{"q":"x"}\'', 'allow'],
+  ['curl -X POST "http://localhost:9090/api/v1/query?query=up"', 'allow'],
+  ['curl -X POST http://localhost:3000/api/users -d \'{"name":"x"}\'', 'allow'],
+  ['http GET :9200/_cat/indices?v', 'allow'],
+]);

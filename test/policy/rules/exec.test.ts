@@ -51,17 +51,32 @@ tierTable('interpreter escapes and command hooks are not allowed', [
   ["node -e \"try { null.x } catch (e) { Error.prepareStackTrace = (a, b) => b; }\"", 'soft_deny'],
 ]);
 
+// Issue 2 lists inline interpreter code among what the built-in pack holds back: code that only computes and
+// prints is graded down to soft_deny (exec.inline-harmless, which a policy may set to allow), never to allow.
+tierTable('inline snippets that only compute and print are soft, never allow', [
+  ['python3 -c "print(1 + 2)"', 'soft_deny'],
+  ['python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\'a\'])"', 'soft_deny'],
+  ['python3 -c "import datetime; print(datetime.datetime.now().isoformat())"', 'soft_deny'],
+  ['python3 -c "import sys; print(sys.version_info[:2])"', 'soft_deny'],
+  ['node -e "console.log(JSON.stringify({a: 1}))"', 'soft_deny'],
+  ['node -e "const x = [1,2,3]; console.log(x.map(v => v * 2))"', 'soft_deny'],
+  ["node -e \"console['log'](1)\"", 'soft_deny'],
+  ["node -p \"require('./package.json').scripts\"", 'soft_deny'],
+  ['node --eval="console.log(1)"', 'soft_deny'],
+  ['perl -E "say 1"', 'soft_deny'],
+  ['perl -ne "print if /x/" f', 'soft_deny'],
+  ['perl -0777 -pe "s/a/b/g" f', 'soft_deny'],
+]);
+
+describe('harmless inline code is told apart from the rest', () => {
+  test('a print-only snippet is exec.inline-harmless, not exec.inline-code', () => {
+    expectRule('python -c "print(\'ok\')"', 'exec.inline-harmless');
+    expectNoRule('python -c "print(\'ok\')"', 'exec.inline-code');
+  });
+  test('a snippet that runs a program is exec.inline-code', () => expectRule('python -c \'import os; os.system("ls")\'', 'exec.inline-code'));
+});
+
 tierTable('everyday interpreter use is allowed', [
-  ['python3 -c "print(1 + 2)"', 'allow'],
-  ['python3 -c "import json,sys; d=json.load(sys.stdin); print(d[\'a\'])"', 'allow'],
-  ['python3 -c "import datetime; print(datetime.datetime.now().isoformat())"', 'allow'],
-  ['python3 -c "import sys; print(sys.version_info[:2])"', 'allow'],
-  ['node -e "console.log(JSON.stringify({a: 1}))"', 'allow'],
-  ['node -e "const x = [1,2,3]; console.log(x.map(v => v * 2))"', 'allow'],
-  ["node -e \"console['log'](1)\"", 'allow'],
-  ["node -p \"require('./package.json').scripts\"", 'allow'],
-  ['perl -ne "print if /x/" f', 'allow'],
-  ['perl -0777 -pe "s/a/b/g" f', 'allow'],
   ['python3 scripts/gen.py', 'allow'],
   ['bash ./scripts/test.sh --fast', 'allow'],
   ['./node_modules/.bin/tsc -p .', 'allow'],

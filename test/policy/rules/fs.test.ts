@@ -145,10 +145,8 @@ tierTable('everyday file work stays allow', [
   ['rm -rf /tmp/x /var/tmp/y', 'allow'],
   ['rm -f .git/index.lock', 'allow'],
   ['d=dist; rm -rf $d', 'allow'],
-  ['find . -name "*.pyc" -delete', 'allow'],
   ['find . -name node_modules -type d -prune -exec rm -rf {} +', 'allow'],
-  ['find /tmp -name "x*" -delete', 'allow'],
-  ['find build -type f -delete', 'allow'],
+  ['find packages -maxdepth 2 -name dist -type d -exec rm -rf {} +', 'allow'],
   ['mkdir -p src/lib', 'allow'],
   ['touch src/index.ts', 'allow'],
   ['cp -r templates/ out/', 'allow'],
@@ -170,6 +168,75 @@ tierTable('everyday file work stays allow', [
   ['rsync -a --delete public/ dist/', 'allow'],
   ['patch -p1 < fix.patch', 'allow'],
   ['gzip logs/old.log', 'allow'],
+]);
+
+// Issue 2 lists find -delete among irreversible destruction: whatever the filter, a person (or the judge) sees
+// it; only build-output directories picked by exact name (node_modules, dist…) through -exec rm stay allowed.
+tierTable('find deleting files is never allow', [
+  ['find . -name "*.pyc" -delete', 'soft_deny'],
+  ['find . -empty -delete', 'soft_deny'],
+  ['find /tmp -name "x*" -delete', 'soft_deny'],
+  ['find /tmp/build-1234 -depth -delete', 'soft_deny'],
+  ['find build -type f -delete', 'soft_deny'],
+  ['busybox find . -name "*.pyc" -delete', 'soft_deny'],
+  ['find . -name "*.tmp" -exec rm -r --force {} \\;', 'soft_deny'],
+  ['find . -name "*.log" | xargs rm -f', 'soft_deny'],
+  ['printf "x\\n" | xargs find /tmp/cache -delete', 'soft_deny'],
+  ['find . -name node_modules -delete', 'soft_deny'],
+  ['find . -name node_modules -o -exec rm -rf {} +', 'soft_deny'],
+  ['find . ! -name node_modules -exec rm -rf {} +', 'soft_deny'],
+  ['find / -name "*.log" -delete', 'hard_deny'],
+]);
+
+tierTable('find words that only look like -delete do not delete', [
+  ['find . -name -delete -print', 'allow'],
+  ['find . -inum -delete -print', 'allow'],
+  ['find . -exec echo -delete \\; -print', 'allow'],
+]);
+
+tierTable('rm, shred and mkfs with nothing dangerous to act on', [
+  ['rm', 'allow'],
+  ['rm -rf 2>/dev/null', 'allow'],
+  ['shred', 'allow'],
+  ['mkfs.ext4 disk.img', 'allow'],
+  ['mkfs.vfat -C /tmp/fat.img 1024', 'allow'],
+  ['mkfs.ext4 /dev/sdb1', 'hard_deny'],
+  ['rm -rf "$X"', 'soft_deny'],
+]);
+
+tierTable('project-local archive, split and conversion tools are file operations', [
+  ['split -l 1000 data.csv part_', 'allow'],
+  ['split data.csv', 'allow'],
+  ['split data.csv /etc/cron.d/x', 'hard_deny'],
+  ['split -l 10 data.csv --filter="sh -c id"', 'soft_deny'],
+  ['csplit -f chunk_ notes.md "/^## /" "{*}"', 'allow'],
+  ['dos2unix scripts/*.sh', 'allow'],
+  ['dos2unix ~/.bashrc', 'hard_deny'],
+  ['zip -r out.zip src', 'allow'],
+  ['zip out.zip ~/.ssh/id_rsa', 'soft_deny'],
+  ['7z x vendor.7z -ovendor', 'allow'],
+  ['jar xf lib.jar', 'allow'],
+  ['ar rcs libx.a a.o b.o', 'allow'],
+  ['gzip -c dump.sql > dump.sql.gz', 'allow'],
+  ['gzip -k logs/big.log', 'allow'],
+  ['cat data | zstd -19 > data.zst', 'allow'],
+  ['zstd -d archive.zst -o ~/.ssh/authorized_keys', 'hard_deny'],
+  ['xz -d -c build.tar.xz | tar -x', 'allow'],
+  ['gzip ~/notes.txt', 'soft_deny'],
+  ['rsync -av --delete --dry-run src/ dest/', 'allow'],
+  ['rsync -avn src/ host.example.net:/srv/', 'unknown'],
+  ['ddrescue bad.img rescued.img rescue.map', 'allow'],
+  ['ddrescue /dev/sda disk.img disk.map', 'soft_deny'],
+  ['ddrescue -f disk.img /dev/sdb', 'hard_deny'],
+]);
+
+tierTable('scp behaves like cp locally, and like a download or an upload remotely', [
+  ['scp user@host.example.net:logs/app.log .', 'allow'],
+  ['scp -P 2222 user@host.example.net:/srv/app.log ./logs/', 'allow'],
+  ['scp notes.txt /tmp/', 'allow'],
+  ['scp user@host.example.net:/etc/hosts ~/.ssh/config', 'soft_deny'],
+  ['scp ~/.aws/credentials ./creds', 'soft_deny'],
+  ['scp build.tgz user@host.example.net:/tmp/', 'soft_deny'],
 ]);
 
 describe('rules about where a write lands', () => {

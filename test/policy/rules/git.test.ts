@@ -212,3 +212,61 @@ describe('git restore and checkout read their options the way git does', () => {
     expectNoRule('git worktree remove -fa /tmp/wt', 'git.local');
   });
 });
+
+tierTable('deleting a tag is a person\'s call', [
+  ['git tag -d v1.2.0', 'soft_deny'],
+  ['git tag --delete v1 v2', 'soft_deny'],
+  ['git tag --del v1', 'soft_deny'],
+  ['git tag -a v1.3.0 -m "release"', 'allow'],
+  ['git tag -l "v1.*"', 'allow'],
+]);
+
+tierTable('git accepts unique prefixes of long options, and later options win', [
+  ['git clean --dry-r --forc', 'allow'],
+  ['git clean --forc --dry-r', 'allow'],
+  ['git clean --d -fd', 'allow'],
+  ['git clean -n --no-dry-run -f', 'soft_deny'],
+  ['git clean --forc', 'soft_deny'],
+  ['git restore --no-worktree file.txt', 'allow'],
+  ['git restore -W --no-worktree file.txt', 'allow'],
+  ['git restore -p --no-patch', 'allow'],
+  ['git restore --no-staged file.txt', 'soft_deny'],
+  ['git restore -S --no-staged file.txt', 'soft_deny'],
+  ['git restore --staged --no-worktree file.txt', 'allow'],
+]);
+
+tierTable('settings that run programs matter only where git uses them', [
+  ['GIT_SSH_COMMAND=./ssh-wrapper git status', 'allow'],
+  ['GIT_SSH_COMMAND=./ssh-wrapper git remote -v', 'allow'],
+  ['GIT_SSH_COMMAND=./ssh-wrapper git archive HEAD', 'allow'],
+  ['GIT_SSH_COMMAND=./ssh-wrapper git fetch', 'soft_deny'],
+  ['GIT_SSH_COMMAND=./ssh-wrapper git archive --remote=origin HEAD', 'soft_deny'],
+  ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.sshCommand GIT_CONFIG_VALUE_0=ssh git status', 'allow'],
+  ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0="sh -c id" git log', 'hard_deny'],
+  ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.st GIT_CONFIG_VALUE_0=status git st', 'allow'],
+  ['git -c alias.st=status st', 'allow'],
+  ['git -c alias.lg=log lg --oneline', 'allow'],
+  ['git -c alias.st="reset --hard" st', 'unknown'],
+  ['git -c alias.st="!rm -rf ~" st', 'hard_deny'],
+  ['git -c alias.push=status push origin main', 'soft_deny'],
+]);
+
+tierTable('a default branch where git expects a remote is not an everyday push', [
+  ['git push master', 'soft_deny'],
+  ['git push main', 'soft_deny'],
+  ['git push origin', 'allow'],
+  ['git push upstream', 'allow'],
+]);
+
+describe('git options after -- are operands', () => {
+  test('git worktree remove -- -f removes a worktree named -f, without force', () => expectRule('git worktree remove -- -f', 'git.local'));
+  test('git-lfs run directly is git lfs', () => {
+    expectRule('git-lfs pull', 'git.local');
+    expectNoRule('GIT_SSH_COMMAND=./x git-lfs pull', 'git.local');
+  });
+});
+
+tierTable('git apply stays inside the working tree', [
+  ['git apply fix.patch', 'allow'],
+  ['git apply --unsafe-paths --directory / x.patch', 'unknown'],
+]);

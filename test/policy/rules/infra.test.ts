@@ -110,3 +110,28 @@ describe('secret-bearing reads are not allowed by the infra rules', () => {
     expectRule('docker exec db psql -c "DROP DATABASE app"', 'db.drop');
   });
 });
+
+tierTable('read-only verbs of more infrastructure CLIs are allowed', [
+  ['aws ssm get-parameter --name /app/config', 'allow'],
+  ['aws ssm get-parameters-by-path --path /app', 'allow'],
+  ['aws ssm get-parameter --name /app/db-password --with-decryption', 'soft_deny'],
+  ['az storage blob url -c assets -n logo.png', 'allow'],
+  ['az storage blob download-batch -d ./assets -s assets', 'allow'],
+  ['az storage blob download -c c -n x -f ~/.bashrc', 'hard_deny'],
+  ['aws s3 cp s3://bucket/report.csv ./data/', 'allow'],
+  ['aws s3 cp s3://bucket/key ~/.ssh/authorized_keys', 'hard_deny'],
+  ['gsutil cp gs://bucket/x /etc/cron.d/x', 'hard_deny'],
+  ['flipt evaluate --flag new-ui --entity user-1', 'allow'],
+  ['promtool check rules rules.yml', 'allow'],
+  ['promtool query instant http://localhost:9090 up', 'allow'],
+  ['newrelic query "SELECT count(*) FROM Transaction"', 'allow'],
+  ['nats sub "orders.>"', 'allow'],
+  ['gh repo clone owner/repo', 'allow'],
+  ['glab repo clone group/project', 'allow'],
+  ['circleci local execute', 'allow'],
+  ['java -jar jenkins-cli.jar -s http://jenkins.local/ list-jobs', 'allow'],
+  ['java -jar jenkins-cli.jar -s http://jenkins.local/ who-am-i', 'allow'],
+  ['java -jar jenkins-cli.jar -s http://jenkins.local/ get-credentials-as-xml system::system::jenkins', 'unknown'],
+  ['java -jar jenkins-cli.jar -s http://jenkins.local/ build deploy-prod', 'unknown'],
+  ['nats pub orders.new "{}"', 'unknown'],
+]);
