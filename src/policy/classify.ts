@@ -124,6 +124,12 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     all.push(...kept);
     if (tierRank(cmdTier) > tierRank(tier)) tier = cmdTier;
   }
+  // Something the analysis could not resolve (a shell string known only at run time, alias expansion
+  // switched on) keeps the line from being allowed, whatever the rules said of its commands.
+  if (tier === 'allow' && analysis.problems.length > 0) {
+    tier = 'unknown';
+    unknownReason = `Part of this line is only known when it runs (${analysis.problems[0]}); a person has to decide.`;
+  }
   return { classification: combine(tier, all, unknownReason, analysis), analysis, perCommand };
 }
 

@@ -210,3 +210,15 @@ describe('audit', () => {
     }
   });
 });
+
+describe('what the analysis could not resolve', () => {
+  test('a line with an unresolved part is never allowed, even when every command is', async () => {
+    const s = scratch();
+    try {
+      const d = await gateFor(s).decide(shell('shopt -s expand_aliases; ls', s.project));
+      assert.notEqual(d.verdict, 'allow', d.reason);
+    } finally {
+      s.cleanup();
+    }
+  });
+});
