@@ -310,6 +310,9 @@ const EXACT_CLASSES: readonly PathClass[] = ['root', 'home-root', 'project-root'
 const ROOT_TTL_MS = 5000;
 const rootCache = new Map<string, { forms: string[]; at: number }>();
 let defaultTmp: string | undefined;
+/** Classes of resolved path strings, by roots and path (see `memoized` below); bounded. */
+const classMemo = new Map<string, PathClass[]>();
+const CLASS_MEMO_MAX = 20_000;
 
 function cachedRoot(p: string, compute: () => string[]): string[] {
   const now = Date.now();
@@ -411,9 +414,36 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   );
 
   const protectedMatch = compileProtected(opts.protectedPaths ?? [], home, projectRoots);
+  /** What the name classes of a path depend on besides the path itself (pure strings, no file system). */
+  const machineKey = [projectRoots.join('\u0001'), homeRoots.join('\u0001'), tempRoots.join('\u0001'), (opts.protectedPaths ?? []).join('\u0001')].join('\u0002');
 
   /** Classes that depend on where the path is placed. */
   function placement(abs: string, out: Set<PathClass>): void {
+    memoized('p', abs, out, placementUncached);
+  }
+
+  function sensitive(abs: string, out: Set<PathClass>): void {
+    memoized('s', abs, out, sensitiveUncached);
+  }
+
+  /**
+   * The classes a resolved path string gets are a pure function of that string and the roots, so they are
+   * remembered across classifiers. Only the resolution of a path (realpath, links) is done afresh per call.
+   */
+  function memoized(kind: string, abs: string, out: Set<PathClass>, compute: (abs: string, out: Set<PathClass>) => void): void {
+    const key = `${kind}${machineKey}\u0000${abs}`;
+    let classes = classMemo.get(key);
+    if (classes === undefined) {
+      const fresh = new Set<PathClass>();
+      compute(abs, fresh);
+      classes = [...fresh];
+      if (classMemo.size >= CLASS_MEMO_MAX) classMemo.clear();
+      classMemo.set(key, classes);
+    }
+    for (const c of classes) out.add(c);
+  }
+
+  function placementUncached(abs: string, out: Set<PathClass>): void {
     let projRel: string | null = null;
     for (const r of projectRoots) {
       projRel = relWithin(r, abs);
@@ -433,7 +463,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   }
 
   /** Classes that depend on what the path names (computed for both the lexical and the resolved form). */
-  function sensitive(abs: string, out: Set<PathClass>): void {
+  function sensitiveUncached(abs: string, out: Set<PathClass>): void {
     if (abs === '/') out.add('root');
     const lower = abs.toLowerCase();
     const lowerComps = lower.split('/').filter((x) => x !== '');
