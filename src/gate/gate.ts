@@ -92,7 +92,8 @@ export function createGate(options: GateOptions = {}): Gate {
   const inspect = (call: ToolCall) => {
     const cwd = resolve(call.cwd);
     const policy = policyFor(cwd, call.projectRoot);
-    const projectRoot = call.projectRoot ? resolve(call.projectRoot) : options.policy ? cwd : findProjectRoot(cwd);
+    // The policy was loaded for this project (or given for one), so it knows the root; no second walk up the tree.
+    const projectRoot = call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot;
     const ctx = createRuleContext({
       cwd,
       projectRoot,
