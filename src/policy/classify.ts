@@ -92,8 +92,9 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     return { classification: { tier: 'allow', findings: [], reason: 'Empty command: nothing runs.', rule: null }, analysis, perCommand: [] };
   }
   const idx = indexOf(policy);
-  const wrappers = new Set<number>();
-  for (const c of analysis.commands) if (c.wrappedBy !== undefined) wrappers.add(c.wrappedBy);
+  // Most lines wrap nothing: build the set only when a command was unwrapped from another.
+  let wrappers: Set<number> | undefined;
+  for (const c of analysis.commands) if (c.wrappedBy !== undefined) (wrappers ??= new Set<number>()).add(c.wrappedBy);
 
   const perCommand: ShellClassification['perCommand'] = [];
   const all: Finding[] = [];
@@ -111,7 +112,7 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     let cmdTier: Tier;
     if (kept.length > 0) {
       cmdTier = kept.reduce<Tier>((t, f) => (tierRank(f.tier) > tierRank(t) ? f.tier : t), 'allow');
-    } else if (cmd.argv.length === 0 || wrappers.has(cmd.id)) {
+    } else if (cmd.argv.length === 0 || (wrappers !== undefined && wrappers.has(cmd.id))) {
       // A bare assignment or redirection runs nothing; a wrapper is judged by what it wraps.
       cmdTier = 'allow';
     } else {
@@ -190,7 +191,7 @@ function toFinding(rule: Rule, hit: RuleResult, fallbackSubject: string | undefi
 }
 
 function combine(tier: Tier, findings: Finding[], unknownReason: string | null, analysis: Analysis | undefined): Classification {
-  const sorted = findings.slice().sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+  const sorted = findings.length < 2 ? findings.slice() : findings.slice().sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
   const top = sorted[0];
   const result: Classification = { tier, findings: sorted, reason: '', rule: null };
   if (top && top.tier === tier) {

@@ -1,6 +1,6 @@
 // Path classification: where a path points, relative to the project, the home directory and the system.
 
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -310,8 +310,12 @@ const EXACT_CLASSES: readonly PathClass[] = ['root', 'home-root', 'project-root'
 const ROOT_TTL_MS = 5000;
 const rootCache = new Map<string, { forms: string[]; at: number }>();
 let defaultTmp: string | undefined;
-/** Classes of resolved path strings, by roots and path (see `memoized` below); bounded. */
-const classMemo = new Map<string, PathClass[]>();
+/**
+ * Classes of resolved path strings, by roots (machine key) and then by kind and path (see `memoized` below);
+ * bounded. Two levels so that a lookup hashes the short `kind + path`, not the long roots string each time.
+ */
+const classMemo = new Map<string, Map<string, PathClass[]>>();
+let classMemoSize = 0;
 const CLASS_MEMO_MAX = 20_000;
 
 function cachedRoot(p: string, compute: () => string[]): string[] {
@@ -324,6 +328,64 @@ function cachedRoot(p: string, compute: () => string[]): string[] {
   return forms;
 }
 
+/** What a classifier derives from its roots alone: pure strings and a compiled matcher, no file system. */
+interface RootSetup {
+  projectRoots: readonly string[];
+  homeRoots: readonly string[];
+  tempForms: readonly (readonly string[])[];
+  fixedTemp: boolean;
+  protectedList: readonly string[];
+  home: string;
+  tempRoots: string[];
+  /** Roots under which `system` is not given: only those strictly below a system prefix. */
+  exempt: string[];
+  protectedMatch: (abs: string) => boolean;
+  /** What the name classes of a path depend on besides the path itself. */
+  machineKey: string;
+}
+let lastSetup: RootSetup | undefined;
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The derived root setup, reused while the root forms are the very arrays `cachedRoot` handed out last time
+ * (so it is never older than they are) and the other inputs are equal: a gate builds a classifier per call
+ * with the same roots, and deriving these again cost about as much as classifying a path.
+ */
+function rootSetup(
+  projectRoots: readonly string[],
+  homeRoots: readonly string[],
+  tempForms: readonly (readonly string[])[],
+  fixedTemp: boolean,
+  protectedList: readonly string[],
+  home: string,
+): RootSetup {
+  const s = lastSetup;
+  if (
+    s !== undefined && s.projectRoots === projectRoots && s.homeRoots === homeRoots && s.fixedTemp === fixedTemp &&
+    s.home === home && s.tempForms.length === tempForms.length && s.tempForms.every((f, i) => f === tempForms[i]) &&
+    sameList(s.protectedList, protectedList)
+  ) {
+    return s;
+  }
+  const tempRoots = [...new Set(fixedTemp ? [...FIXED_TEMP_ROOTS, ...tempForms.flat()] : tempForms.flat())];
+  const exempt = [...projectRoots, ...homeRoots, ...tempRoots].filter(
+    (r) => r !== '/' && !SYSTEM_PREFIXES.includes(r.toLowerCase()),
+  );
+  const protectedMatch = compileProtected(protectedList, home, projectRoots);
+  const machineKey = [projectRoots.join('\u0001'), homeRoots.join('\u0001'), tempRoots.join('\u0001'), protectedList.join('\u0001')].join('\u0002');
+  const fresh: RootSetup = {
+    projectRoots, homeRoots, tempForms, fixedTemp, protectedList: [...protectedList], home, tempRoots, exempt, protectedMatch, machineKey,
+  };
+  lastSetup = fresh;
+  return fresh;
+}
+
 export function createPathClassifier(opts: PathClassifierOptions): PathClassifier {
   for (const key of ['cwd', 'projectRoot', 'home'] as const) {
     const v = opts[key];
@@ -331,23 +393,25 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
       throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
     }
   }
-  const cwd = posix.normalize(opts.cwd);
-  const home = stripSlash(posix.normalize(opts.home));
+  const cwd = normalized(opts.cwd);
+  let cwdDepth: number | undefined;
+  const home = stripSlash(normalized(opts.home));
   defaultTmp ??= osTmpdir(); // reads the environment each call; it does not change under a running gate
-  const tmp = stripSlash(posix.normalize(opts.tmpdir && opts.tmpdir.startsWith('/') ? opts.tmpdir : defaultTmp));
+  const tmp = stripSlash(normalized(opts.tmpdir && opts.tmpdir.startsWith('/') ? opts.tmpdir : defaultTmp));
 
   const realCache = new Map<string, string | null>();
   /**
-   * realpath of an existing path, or null; cached per instance. A missing path is detected with a stat
-   * that does not throw first: a thrown ENOENT costs several microseconds, and most paths an agent
-   * names do not exist yet.
+   * realpath of an existing path, or null; cached per instance. A missing path is detected first with an
+   * existence check that does not throw: a thrown ENOENT costs several microseconds, and most paths an
+   * agent names do not exist yet.
    */
   const real = (p: string): string | null => {
     const hit = realCache.get(p);
     if (hit !== undefined) return hit;
     let r: string | null = null;
     try {
-      if (statSync(p, { throwIfNoEntry: false }) !== undefined) r = realpathSync.native(p);
+      // existsSync (follows links as stat does) builds no Stats object: about half the cost of statSync.
+      if (existsSync(p)) r = realpathSync.native(p);
     } catch {
       r = null; // ENOTDIR, EACCES, a loop: not a place a path can resolve through
     }
@@ -399,23 +463,15 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   };
   const rootForms = (p: string): string[] => cachedRoot(p, () => bothForms(p));
 
-  const projectRoots = rootForms(stripSlash(posix.normalize(opts.projectRoot)));
+  const projectRoots = rootForms(stripSlash(normalized(opts.projectRoot)));
   const homeRoots = rootForms(home);
-  const tempRoots = [
-    ...new Set(
-      opts.tempDirs
-        ? opts.tempDirs.filter((d) => typeof d === 'string' && d.startsWith('/')).flatMap((d) => rootForms(stripSlash(posix.normalize(d))))
-        : [...FIXED_TEMP_ROOTS, ...rootForms(tmp)],
-    ),
-  ];
-  /** Roots under which `system` is not given: only those strictly below a system prefix. */
-  const exempt = [...projectRoots, ...homeRoots, ...tempRoots].filter(
-    (r) => r !== '/' && !SYSTEM_PREFIXES.includes(r.toLowerCase()),
-  );
-
-  const protectedMatch = compileProtected(opts.protectedPaths ?? [], home, projectRoots);
-  /** What the name classes of a path depend on besides the path itself (pure strings, no file system). */
-  const machineKey = [projectRoots.join('\u0001'), homeRoots.join('\u0001'), tempRoots.join('\u0001'), (opts.protectedPaths ?? []).join('\u0001')].join('\u0002');
+  const tempForms = opts.tempDirs
+    ? opts.tempDirs.filter((d) => typeof d === 'string' && d.startsWith('/')).map((d) => rootForms(stripSlash(normalized(d))))
+    : [rootForms(tmp)];
+  const protectedList = opts.protectedPaths ?? [];
+  const setup = rootSetup(projectRoots, homeRoots, tempForms, !opts.tempDirs, protectedList, home);
+  const { tempRoots, exempt, protectedMatch, machineKey } = setup;
+  let memo = classMemo.get(machineKey);
 
   /** Classes that depend on where the path is placed. */
   function placement(abs: string, out: Set<PathClass>): void {
@@ -431,14 +487,23 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
    * remembered across classifiers. Only the resolution of a path (realpath, links) is done afresh per call.
    */
   function memoized(kind: string, abs: string, out: Set<PathClass>, compute: (abs: string, out: Set<PathClass>) => void): void {
-    const key = `${kind}${machineKey}\u0000${abs}`;
-    let classes = classMemo.get(key);
+    const key = kind + abs;
+    let classes = memo?.get(key);
     if (classes === undefined) {
       const fresh = new Set<PathClass>();
       compute(abs, fresh);
       classes = [...fresh];
-      if (classMemo.size >= CLASS_MEMO_MAX) classMemo.clear();
-      classMemo.set(key, classes);
+      if (classMemoSize >= CLASS_MEMO_MAX) {
+        classMemo.clear();
+        classMemoSize = 0;
+        memo = undefined;
+      }
+      if (memo === undefined) {
+        memo = classMemo.get(machineKey);
+        if (memo === undefined) classMemo.set(machineKey, (memo = new Map()));
+      }
+      memo.set(key, classes);
+      classMemoSize++;
     }
     for (const c of classes) out.add(c);
   }
@@ -564,7 +629,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
 
     // 2. Join with cwd without normalizing (the kernel resolves `link/..` through the link, not lexically).
     const isAbs = p.startsWith('/');
-    const cwdCount = isAbs ? 0 : cwd.split('/').filter((c) => c !== '').length;
+    const cwdCount = isAbs ? 0 : (cwdDepth ??= cwd.split('/').filter((c) => c !== '').length);
     const rawAbs = isAbs ? p : (cwd === '/' ? '/' : cwd + '/') + p;
     const comps = rawAbs.split('/').filter((c) => c !== '');
 
@@ -665,6 +730,18 @@ function probeMatcher(glob: string): (name: string) => boolean {
   } catch {
     return () => true;
   }
+}
+
+/** posix.normalize of the few root strings a gate passes on every call, remembered (a pure string function). */
+const normalizedRoots = new Map<string, string>();
+function normalized(p: string): string {
+  let n = normalizedRoots.get(p);
+  if (n === undefined) {
+    n = posix.normalize(p);
+    if (normalizedRoots.size >= 256) normalizedRoots.clear();
+    normalizedRoots.set(p, n);
+  }
+  return n;
 }
 
 function stripSlash(p: string): string {

@@ -15,16 +15,18 @@ export function staticValue(w: Word | undefined): string | null {
  * so `RM` runs rm there). Null when the name is dynamic or the command has no program.
  */
 export function programName(cmd: SimpleCommand): string | null {
-  // Every rule asks for it; remember the answer per command.
-  const hit = programNames.get(cmd);
+  // Every rule asks for it, for every command: remember the answer on the command itself (a hidden,
+  // non-enumerable slot; a WeakMap lookup per call costs more than the name).
+  const slot = cmd as SimpleCommand & { [PROGRAM]?: string | null };
+  const hit = slot[PROGRAM];
   if (hit !== undefined) return hit;
   const v = staticValue(cmd.argv[0]);
   const name = v === null || v === '' ? null : basename(v).toLowerCase();
-  programNames.set(cmd, name);
+  if (Object.isExtensible(cmd)) Object.defineProperty(cmd, PROGRAM, { value: name, enumerable: false });
   return name;
 }
 
-const programNames = new WeakMap<SimpleCommand, string | null>();
+const PROGRAM: unique symbol = Symbol('asimov.programName');
 
 export function basename(p: string): string {
   let end = p.length;

@@ -7,7 +7,7 @@ import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
 import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
-import { isPlaceholder, parseFind } from './writes.ts';
+import { findArgsOf, isPlaceholder } from './writes.ts';
 
 type Check = (a: string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
@@ -45,7 +45,7 @@ function xargsFedByFind(cmd: SimpleCommand, analysis: Analysis): boolean {
   return x.stdin.from.every((id) => {
     const s = analysis.commands[id];
     if (!s || programName(s) !== 'find') return false;
-    const f = parseFind(s.argv.slice(1));
+    const f = findArgsOf(s);
     if (f.execs || f.deletes || f.writes.length > 0 || s.argv.some((w) => /^-(printf|fprintf|ls|fls)$/.test(w.value))) return false;
     return f.roots.every((r) => {
       const v = staticValue(r);
@@ -56,7 +56,7 @@ function xargsFedByFind(cmd: SimpleCommand, analysis: Analysis): boolean {
 
 /** `find` that only inspects: no action that deletes, runs a command or writes a file (a test's value is not an action). */
 function findReadOnly(_a: string[], cmd: SimpleCommand): boolean {
-  const f = parseFind(cmd.argv.slice(1));
+  const f = findArgsOf(cmd);
   return !f.deletes && !f.execs && f.writes.length === 0;
 }
 

@@ -1489,6 +1489,7 @@ const findExec = defineShellRule({
     const isFd = name === 'fd' || name === 'fdfind';
     for (let i = 0; i < words.length; i++) {
       const v = words[i]!.value;
+      if (v.charCodeAt(0) !== 45) continue; // every exec option starts with `-`: skip the rest without a regex
       const exec = isFd ? /^(-x|-X|--exec|--exec-batch)$/.test(v) : /^-(exec|execdir|ok|okdir)$/.test(v);
       if (!exec) continue;
       const target = words[i + 1];

@@ -9,7 +9,7 @@ import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import type { PathInfo } from '../paths.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import {
-  DELETE_HOWS, globDir, has, isCatastrophicDir, parseChmod, parseFind, parseRm, pathTargets, type PathTarget, isRemoteSpec,
+  DELETE_HOWS, globDir, has, isCatastrophicDir, parseChmod, findArgsOf, parseRm, pathTargets, type PathTarget, isRemoteSpec,
 } from './writes.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -101,6 +101,13 @@ function innerOf(id: number, analysis: Analysis): SimpleCommand[] {
     if (w === id) out.push(c);
   }
   return out;
+}
+
+/** True when some command was unwrapped directly from command `id` (every inner one needs such a parent); no allocation. */
+function wrapsDirectly(id: number, analysis: Analysis): boolean {
+  const cs = analysis.commands;
+  for (let i = 0; i < cs.length; i++) if (cs[i]!.wrappedBy === id) return true;
+  return false;
 }
 
 /** The outermost wrapper of a command (itself when not wrapped). */
@@ -451,9 +458,9 @@ function volumeHit(cmd: SimpleCommand): RuleHit | null {
 // find -delete / -exec rm / | xargs rm
 
 function findDeletes(cmd: SimpleCommand, analysis: Analysis): boolean {
-  const f = parseFind(cmd.argv.slice(1));
+  const f = findArgsOf(cmd);
   if (f.deletes) return true;
-  for (const c of innerOf(cmd.id, analysis)) {
+  if (wrapsDirectly(cmd.id, analysis)) for (const c of innerOf(cmd.id, analysis)) {
     const n = programName(c);
     if (n !== null && DELETERS.has(n)) return true;
   }
@@ -497,7 +504,7 @@ function artifactDirsByName(expr: readonly Word[]): boolean {
 
 function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): RuleHit | null {
   if (!findDeletes(cmd, analysis)) return null;
-  const f = parseFind(cmd.argv.slice(1));
+  const f = findArgsOf(cmd);
   const artifactsOnly = !f.deletes && artifactDirsByName(f.expr);
   const verdicts: Verdict[] = [];
   const targets = pathTargets(cmd, ctx, analysis).filter((t) => t.how === 'find -delete');

@@ -87,6 +87,10 @@ export interface CommandFacts {
   net?: NetTarget | null;
   reads?: unknown;
   socketKind?: unknown;
+  /** writes.ts: the paths the command writes (context-bound). */
+  writes?: unknown;
+  /** writes.ts: find's parsed arguments (a pure function of the words). */
+  find?: unknown;
 }
 
 const FACTS = Symbol('asimov.commandFacts');
@@ -113,6 +117,7 @@ export function ctxFacts(cmd: SimpleCommand, ctx: RuleContext): CommandFacts {
     f.net = undefined;
     f.reads = undefined;
     f.socketKind = undefined;
+    f.writes = undefined;
   }
   return f;
 }

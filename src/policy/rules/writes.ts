@@ -7,6 +7,7 @@ import { basename, programName, staticValue } from '../../shell/program.ts';
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import type { RuleContext } from '../rule.ts';
+import { ctxFacts, factsOf } from './network.ts';
 
 /** write: content replaced or created; modify: metadata or content changed in place; delete: removed. */
 export type TargetKind = 'write' | 'modify' | 'delete';
@@ -959,8 +960,8 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   srm: (_c, b, w) => {
     for (const o of parseArgs(w, {}).operands) b.add(o, 'shred', 'delete');
   },
-  find: (_c, b, w) => {
-    const f = parseFind(w);
+  find: (c, b) => {
+    const f = findArgsOf(c); // the collector's words are always c.argv.slice(1)
     for (const out of f.writes) b.add(out, 'find -fprint', 'write');
     if (f.deletes) for (const r of f.roots) b.add(r, 'find -delete', 'delete');
   },
@@ -1136,17 +1137,24 @@ export function parseFind(words: readonly Word[]): FindArgs {
   return { roots: roots.length > 0 ? roots : [literalWord('.')], deletes, writes, filtered, expr, execs };
 }
 
+/**
+ * parseFind of a find command's own arguments, parsed once per command: fs.find-delete, dev.read-only and
+ * exec-style checks all ask. A pure function of the command's words, so sharing it cannot go stale.
+ * Callers must not mutate the result.
+ */
+export function findArgsOf(cmd: SimpleCommand): FindArgs {
+  const facts = factsOf(cmd);
+  if (facts.find !== undefined) return facts.find as FindArgs;
+  const f = parseFind(cmd.argv.slice(1));
+  facts.find = f;
+  return f;
+}
+
 /** Programs some collector knows, besides git. */
 const WRITER_NAMES: ReadonlySet<string> = new Set([...Object.keys(COLLECTORS), 'git']);
 
 // ---------------------------------------------------------------------------------------------------------
 // Entry points, cached per command (many rules ask about the same command).
-
-interface Cached {
-  ctx: RuleContext;
-  all: readonly PathTarget[];
-}
-const cache = new WeakMap<SimpleCommand, Cached>();
 
 function hasWriteRedirect(cmd: SimpleCommand): boolean {
   for (const r of cmd.redirects) if (r.access === 'write') return true;
@@ -1169,10 +1177,11 @@ function collectorName(cmd: SimpleCommand): string | null {
 
 /** Every path the command writes, modifies or deletes (redirects included). Cached per command: a dozen rules ask. */
 export function pathTargets(cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis): readonly PathTarget[] {
-  const hit = cache.get(cmd);
-  if (hit && hit.ctx === ctx) return hit.all;
+  // Kept in the command's facts (a property on the command), which costs less than a WeakMap lookup.
+  const facts = ctxFacts(cmd, ctx);
+  if (facts.writes !== undefined) return facts.writes as readonly PathTarget[];
   const all = computeTargets(cmd, ctx, analysis);
-  cache.set(cmd, { ctx, all });
+  facts.writes = all;
   return all;
 }
 
