@@ -42,6 +42,14 @@ export interface GateOptions {
 
 export interface DecideOptions {
   personAvailable?: boolean;
+  /**
+   * The moment (Date.now() milliseconds) by which the decision must be made. An adapter that must reply
+   * before its client gives up (a hook) passes it; slow layers (the judge) shorten their budget to fit
+   * and treat running out as uncertainty, never as allow.
+   */
+  deadline?: number;
+  /** Aborts slow layers early (the adapter's own deadline or shutdown); treated like a passed deadline. */
+  signal?: AbortSignal;
 }
 
 export interface Gate {

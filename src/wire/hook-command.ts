@@ -1,0 +1,103 @@
+// The command line a client runs for asimov's hook. Clients such as Claude Code run the tool when a hook
+// exits 1, is missing or hangs past their own timeout, so the line itself must turn every failure of
+// asimov's into a block: it names node and asimov by absolute paths (no PATH lookup that a shell profile
+// could change), kills asimov at its deadline with a watchdog, and maps any non-zero exit to exit 2 with
+// a reason on stderr. asimov's own reply is always JSON on stdout with exit 0, so non-zero means failure.
+
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/** Marks asimov's entries in a client's settings so that `wire` can find, update and remove exactly them. */
+export const HOOK_MARKER = 'asimov-hook:';
+
+/** How long asimov may take to decide one call before it answers deny on its own (covers the judge). */
+export const DEFAULT_DEADLINE_MS = 40_000;
+/** Between asimov's own deadline and the watchdog's kill: time to write the deny reply and exit. */
+const WATCHDOG_GRACE_MS = 2_000;
+/** Between the watchdog's kill and the client's timeout: the client must never be the one to give up. */
+const CLIENT_TIMEOUT_MARGIN_S = 8;
+
+export type Watchdog =
+  | { kind: 'timeout'; path: string }
+  | { kind: 'perl'; path: string }
+  | { kind: 'none' };
+
+export interface HookCommandOptions {
+  /** Client name as `asimov hook <client>` takes it. */
+  client: string;
+  /** Absolute path of the node binary that runs asimov. */
+  nodePath: string;
+  /** Absolute path of asimov's entry point (bin/asimov.cjs). */
+  asimovPath: string;
+  deadlineMs?: number;
+  /** Extra arguments for `asimov hook <client>` (such as `--on-allow passthrough`). */
+  args?: readonly string[];
+  watchdog: Watchdog;
+}
+
+export interface HookCommand {
+  /** The whole line, for a POSIX shell. */
+  command: string;
+  /** The timeout to give the client, in seconds: longer than the deadline and the watchdog together. */
+  clientTimeoutSec: number;
+  deadlineMs: number;
+}
+
+/** Single-quotes a word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+export function buildHookCommand(o: HookCommandOptions): HookCommand {
+  for (const [what, p] of [['node', o.nodePath], ['asimov', o.asimovPath]] as const) {
+    if (!isAbsolute(p)) throw new Error(`the ${what} path in a hook command must be absolute, got ${p}`);
+  }
+  const deadlineMs = o.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 600_000) {
+    throw new Error(`the hook deadline must be a whole number of milliseconds from 100 to 600000, got ${deadlineMs}`);
+  }
+  const killAfterSec = Math.ceil((deadlineMs + WATCHDOG_GRACE_MS) / 1000);
+  const asimov = [o.nodePath, o.asimovPath, 'hook', o.client, '--deadline-ms', String(deadlineMs), ...(o.args ?? [])];
+  let prefix: string[] = [];
+  if (o.watchdog.kind === 'timeout') prefix = [o.watchdog.path, '-s', 'KILL', String(killAfterSec)];
+  // perl's alarm survives exec, so SIGALRM ends the node process it becomes (macOS has no `timeout`).
+  else if (o.watchdog.kind === 'perl') prefix = [o.watchdog.path, '-e', 'alarm shift; exec @ARGV or exit 127', String(killAfterSec)];
+  const words = [...prefix, ...asimov].map(shellQuote).join(' ');
+  const onFailure = `{ echo "asimov: the ${o.client} hook failed (exit $?), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
+  const command = `${words} || ${onFailure} # ${HOOK_MARKER}${o.client}`;
+  return { command, clientTimeoutSec: killAfterSec + CLIENT_TIMEOUT_MARGIN_S, deadlineMs };
+}
+
+/** Whether a hook command line is one of asimov's (for the given client, or any). */
+export function isAsimovHookCommand(command: unknown, client?: string): boolean {
+  if (typeof command !== 'string') return false;
+  const at = command.lastIndexOf(`# ${HOOK_MARKER}`);
+  if (at < 0) return false;
+  const tag = command.slice(at + 2 + HOOK_MARKER.length).trim();
+  return client === undefined ? tag.length > 0 : tag === client;
+}
+
+/** Finds an executable by name on PATH, as the shell would (absolute path or null). */
+export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const p = join(dir, name);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** The watchdog this machine offers: coreutils `timeout`, else perl's alarm, else none (doctor warns). */
+export function detectWatchdog(env: NodeJS.ProcessEnv = process.env): Watchdog {
+  const t = findExecutable('timeout', env);
+  if (t) return { kind: 'timeout', path: t };
+  const p = findExecutable('perl', env);
+  if (p) return { kind: 'perl', path: p };
+  return { kind: 'none' };
+}
