@@ -514,7 +514,13 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
       projRel = relWithin(r, abs);
       if (projRel !== null) break;
     }
-    const inTemp = tempRoots.some((r) => isWithin(r, abs));
+    // The deepest root wins between temp and home: a home directory that lies inside /tmp (sandboxes, CI,
+    // test machines) is still the user's home, so `rm -rf ~/notes` there is not "removing temp files".
+    let tempDepth = -1;
+    for (const r of tempRoots) if (r.length > tempDepth && isWithin(r, abs)) tempDepth = r.length;
+    let homeDepth = -1;
+    for (const r of homeRoots) if (r.length > homeDepth && isWithin(r, abs)) homeDepth = r.length;
+    const inTemp = tempDepth >= 0 && tempDepth >= homeDepth;
     if (projRel !== null) {
       out.add('project');
       if (projRel === '') out.add('project-root');

@@ -153,6 +153,15 @@ describe('placement', () => {
     assert.ok(d('/var/lib/x').classes.has('system'));
   });
 
+  test('a home directory inside /tmp (sandboxes, CI) stays home, not temp; a temp dir inside home stays temp', () => {
+    const d = createPathClassifier({ cwd: '/tmp/s/p', projectRoot: '/tmp/s/p', home: '/tmp/s/home', tmpdir: '/tmp/s/home/.tmp' });
+    assert.ok(d('/tmp/s/home/notes').classes.has('home'));
+    assert.ok(d('/tmp/s/home/notes').classes.has('outside'));
+    assert.ok(!d('/tmp/s/home/notes').classes.has('temp'));
+    assert.ok(d('/tmp/s/home/.tmp/x').classes.has('temp'));
+    assert.ok(d('/tmp/s/other').classes.has('temp'));
+  });
+
   test('exactly / is root', () => {
     assert.ok(has('/', 'root'));
     assert.ok(has('/../..', 'root'));
