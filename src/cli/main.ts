@@ -24,6 +24,9 @@ Policy:
 Records:
   audit     tail | stats | verify the audit log
 
+Clients:
+  hook      answer one hook call of an agent client (installed by wire)
+
 Run \`asimov <command> --help\` for a command's options.
 `;
 
@@ -38,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import('./rules-cmd.ts')).rulesCommand,
   policy: async () => (await import('./policy-cmd.ts')).policyCommand,
   audit: async () => (await import('./audit-cmd.ts')).auditCommand,
+  hook: async () => (await import('./hook-cmd.ts')).hookCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

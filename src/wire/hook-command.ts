@@ -64,7 +64,9 @@ export function buildHookCommand(o: HookCommandOptions): HookCommand {
   // perl's alarm survives exec, so SIGALRM ends the node process it becomes (macOS has no `timeout`).
   else if (o.watchdog.kind === 'perl') prefix = [o.watchdog.path, '-e', 'alarm shift; exec @ARGV or exit 127', String(killAfterSec)];
   const words = [...prefix, ...asimov].map(shellQuote).join(' ');
-  const onFailure = `{ echo "asimov: the ${o.client} hook failed (exit $?), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
+  // asimov itself exits 2 only when it blocks on purpose (reason already on stderr); anything else non-zero
+  // is a failure (node or asimov missing, a crash, the watchdog's kill) and gets a reason of its own.
+  const onFailure = `{ s=$?; [ $s -eq 2 ] || echo "asimov: the ${o.client} hook failed (exit $s), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
   const command = `${words} || ${onFailure} # ${HOOK_MARKER}${o.client}`;
   return { command, clientTimeoutSec: killAfterSec + CLIENT_TIMEOUT_MARGIN_S, deadlineMs };
 }

@@ -1,0 +1,64 @@
+// `asimov hook <client>`: one hook invocation of an agent client. Reads the payload on stdin, decides, replies
+// in the client's native form, and never fails open: errors, bad input and a passed deadline all block.
+
+import { parseArgs } from 'node:util';
+import { DEFAULT_DEADLINE_MS } from '../wire/hook-command.ts';
+import { runHook, type HookProtocol, type HookReply } from '../adapters/hook-runtime.ts';
+import { claudeProtocol, type OnAllow } from '../adapters/claude.ts';
+import { createGate } from '../gate/gate.ts';
+import { EXIT, UsageError, type CliIO } from './io.ts';
+
+const USAGE = `Usage: asimov hook <client> [--on-allow approve|passthrough] [--deadline-ms N]
+
+Reads one hook payload on stdin and replies as the client expects. Installed by \`asimov wire\`.
+Clients: claude
+
+  --on-allow approve      an allowed call skips the client's own permission prompt (default)
+  --on-allow passthrough  an allowed call is left to the client's normal permission flow
+  --deadline-ms N         answer deny if no decision is reached N ms after the process started
+                          (default ${DEFAULT_DEADLINE_MS}; the installed command line kills asimov soon after)
+`;
+
+const CLIENTS: Record<string, (o: { onAllow: OnAllow; cwd: string }) => HookProtocol<never>> = {
+  claude: (o) => claudeProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
+};
+
+export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
+  // Start of the process, not of this function: node's own start-up counts against the client's patience.
+  const started = Date.now() - process.uptime() * 1000;
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'on-allow': { type: 'string' },
+      'deadline-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(USAGE);
+    return EXIT.ok;
+  }
+  const client = positionals[0];
+  const make = client !== undefined ? CLIENTS[client] : undefined;
+  if (!make || positionals.length !== 1) {
+    // A hook line naming no known client must still block, whatever client runs it: exit 2, reason on stderr.
+    io.err(`asimov hook: ${client === undefined ? 'no client given' : `unknown client '${client}'`} (known: ${Object.keys(CLIENTS).join(', ')}), so the call is blocked.\n`);
+    return EXIT.deny;
+  }
+  const onAllow = values['on-allow'] ?? 'approve';
+  if (onAllow !== 'approve' && onAllow !== 'passthrough') throw new UsageError(`--on-allow must be approve or passthrough, not '${onAllow}'`);
+  const deadlineMs = values['deadline-ms'] === undefined ? DEFAULT_DEADLINE_MS : Number(values['deadline-ms']);
+  if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new UsageError(`--deadline-ms must be a positive number of milliseconds`);
+
+  const gate = createGate({ env: io.env });
+  const reply: HookReply = await runHook({
+    protocol: make({ onAllow, cwd: io.cwd }),
+    stdin: io.stdin,
+    deadline: started + deadlineMs,
+    decide: (call, opts) => gate.decide(call, { personAvailable: true, deadline: opts.deadline, signal: opts.signal }),
+  });
+  if (reply.stdout) io.out(reply.stdout);
+  if (reply.stderr) io.err(reply.stderr);
+  return reply.exitCode;
+}
