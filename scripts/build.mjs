@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning' };
+// jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
+// time with "Cannot find module './impl/format'"); its ES module build bundles cleanly.
+const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
 
 // The CLI. Modules behind a dynamic import() are still only evaluated when that import runs.
 // Minified: less to read and to keep in memory at start-up; the source map keeps stack traces readable.

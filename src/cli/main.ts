@@ -25,7 +25,9 @@ Records:
   audit     tail | stats | verify the audit log
 
 Clients:
+  wire      install asimov's hooks in an agent client (claude), remove them, or --list clients
   hook      answer one hook call of an agent client (installed by wire)
+  doctor    check that a client runs asimov before every tool call, and what to fix
 
 Run \`asimov <command> --help\` for a command's options.
 `;
@@ -41,7 +43,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import('./rules-cmd.ts')).rulesCommand,
   policy: async () => (await import('./policy-cmd.ts')).policyCommand,
   audit: async () => (await import('./audit-cmd.ts')).auditCommand,
+  wire: async () => (await import('./wire-cmd.ts')).wireCommand,
   hook: async () => (await import('./hook-cmd.ts')).hookCommand,
+  doctor: async () => (await import('./doctor-cmd.ts')).doctorCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'parse_limit'
   | 'audit_io_error'
   | 'audit_chain_broken'
+  | 'wire_settings_invalid'
+  | 'wire_io_error'
   | 'usage'
   | 'internal';
 

@@ -1,0 +1,260 @@
+// `asimov wire`: installs asimov's hooks into an agent client's settings, removes them, or lists the
+// clients on this machine and whether each runs asimov.
+
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AsimovError } from '../core/errors.ts';
+import { findProjectRoot } from '../policy/load.ts';
+import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from '../wire/claude.ts';
+import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
+import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
+import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file.ts';
+import { EXIT, UsageError, type CliIO } from './io.ts';
+
+export const WIRE_HELP = `Usage:
+  asimov wire claude [--scope user|project|local] [--dry-run] [--uninstall]
+                     [--on-allow approve|passthrough] [--deadline-ms N] [--cwd DIR]
+  asimov wire --list [--json] [--cwd DIR]
+
+wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
+              --scope user (default) ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
+              project .claude/settings.json, local .claude/settings.local.json of the project (its git or
+              .asimov root). Running it again changes nothing; an entry of a moved install is updated;
+              other settings and hooks keep their bytes. --uninstall removes exactly asimov's entries.
+              --dry-run prints the changes and a diff and writes nothing.
+              --on-allow and --deadline-ms are passed to \`asimov hook claude\`.
+--list        each known client: detected on this machine or not, and where asimov is installed.
+
+A settings file that is not valid JSON is never rewritten: the error names its line and column.
+`;
+
+const SCOPES = ['user', 'project', 'local'] as const;
+type Scope = (typeof SCOPES)[number];
+
+/** Modes for a settings file and its directory created by wire: the project file is meant to be shared. */
+const MODES: Record<Scope, { fileMode: number; dirMode: number }> = {
+  user: { fileMode: 0o600, dirMode: 0o700 },
+  project: { fileMode: 0o644, dirMode: 0o755 },
+  local: { fileMode: 0o600, dirMode: 0o755 },
+};
+
+export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      scope: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      uninstall: { type: 'boolean' },
+      'on-allow': { type: 'string' },
+      'deadline-ms': { type: 'string' },
+      list: { type: 'boolean' },
+      json: { type: 'boolean' },
+      cwd: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.out(WIRE_HELP);
+    return EXIT.ok;
+  }
+  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const home = io.env.HOME || homedir();
+  if (values.list) {
+    if (positionals.length > 0) throw new UsageError('--list takes no client name');
+    return listCommand(io, { home, cwd, json: values.json === true });
+  }
+  if (values.json) throw new UsageError('--json goes with --list');
+  const client = positionals[0];
+  if (client === undefined) throw new UsageError('name a client (asimov wire claude), or use --list');
+  if (positionals.length > 1) throw new UsageError('wire one client at a time');
+  if (client !== 'claude') {
+    const known = findClient(client);
+    io.err(known
+      ? `asimov wire: ${known.label} (${client}) is not supported yet; only claude can be wired for now.\n`
+      : `asimov wire: unknown client '${client}'. 'asimov wire --list' shows the clients asimov knows.\n`);
+    return EXIT.error;
+  }
+  const scope = (values.scope ?? 'user') as Scope;
+  if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}, got '${values.scope}'`);
+  const onAllow = values['on-allow'];
+  if (onAllow !== undefined && onAllow !== 'approve' && onAllow !== 'passthrough') {
+    throw new UsageError(`--on-allow must be approve or passthrough, got '${onAllow}'`);
+  }
+  let deadlineMs: number | undefined;
+  if (values['deadline-ms'] !== undefined) {
+    deadlineMs = Number(values['deadline-ms']);
+    if (!/^\d+$/.test(values['deadline-ms']) || deadlineMs < 100 || deadlineMs > 600_000) {
+      throw new UsageError(`--deadline-ms must be a whole number from 100 to 600000, got '${values['deadline-ms']}'`);
+    }
+  }
+  return wireClaude(io, {
+    home, cwd, scope,
+    dryRun: values['dry-run'] === true,
+    uninstall: values.uninstall === true,
+    args: onAllow ? ['--on-allow', onAllow] : [],
+    ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+  });
+}
+
+interface WireClaudeOptions {
+  home: string;
+  cwd: string;
+  scope: Scope;
+  dryRun: boolean;
+  uninstall: boolean;
+  args: string[];
+  deadlineMs?: number;
+}
+
+async function wireClaude(io: CliIO, o: WireClaudeOptions): Promise<number> {
+  const projectRoot = findProjectRoot(o.cwd);
+  const file = claudeSettingsPaths({ home: o.home, projectRoot, env: io.env })[o.scope];
+  const out: string[] = [`Claude Code settings (${o.scope}): ${file}`];
+  if (o.scope !== 'user' && !existsSync(resolve(projectRoot, '.git')) && !existsSync(resolve(projectRoot, '.asimov'))) {
+    out.push(`  note: no .git or .asimov above ${o.cwd}, so the project root is taken to be that directory`);
+  }
+
+  // Uninstalling needs no command line: it removes whatever asimov entries the file holds.
+  let command = '';
+  let timeoutSec = 0;
+  let noWatchdog = false;
+  if (!o.uninstall) {
+    const asimovPath = locateAsimovEntry();
+    if (asimovPath === null) {
+      io.err(`asimov wire: cannot find asimov's entry point bin/asimov.cjs beside this program (${fileURLToPath(import.meta.url)}).\n`
+        + 'The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (npx asimov wire claude).\n');
+      return EXIT.error;
+    }
+    const watchdog = detectWatchdog(io.env);
+    noWatchdog = watchdog.kind === 'none';
+    const built = buildHookCommand({
+      client: 'claude', nodePath: process.execPath, asimovPath, args: o.args, watchdog,
+      ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
+    });
+    command = built.command;
+    timeoutSec = built.clientTimeoutSec;
+  }
+
+  const target = resolveTarget(file);
+  if (target.viaSymlink) out.push(`  (a symlink: ${o.dryRun ? 'would write' : 'writing'} through it to ${target.realPath})`);
+  let text: string | null;
+  let plan;
+  try {
+    text = readTextFile(target.realPath);
+    plan = planClaudeHooks(text, { command, timeoutSec, events: CLAUDE_HOOK_EVENTS, uninstall: o.uninstall, file });
+  } catch (e) {
+    if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
+      io.out(`${out.join('\n')}\n`);
+      io.err(`asimov wire: ${e.toString()}\nThe file was not changed. Claude Code cannot read it either; fix it, then run this again.\n`);
+      return EXIT.error;
+    }
+    throw e;
+  }
+
+  if (plan.changes.length === 0) {
+    out.push(o.uninstall ? '  nothing to change: no asimov hooks in this file' : '  nothing to change: asimov\'s hooks are installed and current');
+    io.out(`${out.join('\n')}\n`);
+    return EXIT.ok;
+  }
+  if (text === null) out.push(`  the file does not exist yet: ${o.dryRun ? 'it would be' : 'it is'} created`);
+  out.push(...plan.changes.map((c) => `  ${c}`));
+  if (o.dryRun) {
+    out.push('', lineDiff(text ?? '', plan.text ?? ''), 'dry run: nothing was written');
+  } else {
+    writeFileAtomic(file, plan.text ?? '', MODES[o.scope]);
+    out.push(`  written${target.viaSymlink ? ` to ${target.realPath}` : ''}`);
+  }
+  if (!o.uninstall && o.scope === 'project') {
+    out.push('  note: the hook names node and asimov by absolute paths on this machine; others using this project',
+      '  should run `asimov wire claude` (user or local scope) themselves rather than rely on this file.');
+  }
+  if (!o.uninstall && !o.dryRun) out.push('  Claude Code sessions already running may need a restart to pick this up; `asimov doctor` checks it.');
+  io.out(`${out.join('\n')}\n`);
+  if (noWatchdog) {
+    io.err('asimov wire: warning: neither `timeout` nor `perl` is on PATH, so the hook has no watchdog: a hang inside asimov would\n'
+      + 'last until Claude Code\'s own timeout, after which Claude Code runs the tool.\n');
+  }
+  return EXIT.ok;
+}
+
+/**
+ * The absolute path of this installation's bin/asimov.cjs. The bundle runs from dist/cli.cjs (bin/ is its
+ * sibling); the sources, under tsx, from src/cli/. Null when the file is not there.
+ */
+export function locateAsimovEntry(moduleUrl: string = import.meta.url): string | null {
+  const here = dirname(fileURLToPath(moduleUrl));
+  const p = resolve(here, basename(here) === 'dist' ? '../bin/asimov.cjs' : '../../bin/asimov.cjs');
+  return existsSync(p) ? p : null;
+}
+
+async function listCommand(io: CliIO, o: { home: string; cwd: string; json: boolean }): Promise<number> {
+  const asimovPath = locateAsimovEntry();
+  const clients = listClients({
+    home: o.home, projectRoot: findProjectRoot(o.cwd), env: io.env,
+    ...(asimovPath ? { expected: { nodePath: process.execPath, asimovPath } } : {}),
+  });
+  if (o.json) {
+    io.out(`${JSON.stringify({ clients })}\n`);
+    return EXIT.ok;
+  }
+  io.out(`${clients.map(describeClient).join('\n')}\n`);
+  return EXIT.ok;
+}
+
+function describeClient(c: ClientStatus): string {
+  const found = c.detected ? `detected (${c.detectedBy})` : 'not detected';
+  if (!c.supported) return `${c.label} (${c.name}): ${found}; not supported yet${c.detected ? ', so its tool calls are not checked' : ''}`;
+  const lines = [`${c.label} (${c.name}): ${found}`];
+  for (const s of c.scopes ?? []) {
+    let state: string = s.state;
+    if (s.state === 'outdated') state = 'outdated: names another node or asimov; run asimov wire claude again';
+    else if (s.state === 'partial') state = `partial: only ${s.events.map((e) => e.event).join(', ')}`;
+    else if (s.state === 'unreadable') state = `unreadable: ${s.error}`;
+    else if (s.state === 'installed') {
+      const narrow = s.events.filter((e) => e.matcher !== '*' && e.matcher !== '' && e.matcher !== '.*');
+      if (narrow.length > 0) state += ` (matcher ${narrow.map((e) => `"${e.matcher}"`).join(', ')}: not every tool)`;
+    }
+    lines.push(`  ${s.scope.padEnd(8)} ${s.path}${s.exists ? '' : ' (no file)'}: ${state}`);
+  }
+  return lines.join('\n');
+}
+
+/** A line diff of two texts with two lines of context, for --dry-run. */
+export function lineDiff(before: string, after: string): string {
+  const a = before === '' ? [] : before.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  const b = after === '' ? [] : after.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  // Common head and tail first, so the quadratic part only sees the lines that changed.
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const x = a.slice(head, a.length - tail);
+  const y = b.slice(head, b.length - tail);
+  const ops: { op: ' ' | '-' | '+'; line: string }[] = [];
+  if (x.length * y.length > 4_000_000) {
+    ops.push(...x.map((line) => ({ op: '-' as const, line })), ...y.map((line) => ({ op: '+' as const, line })));
+  } else {
+    // Longest common subsequence, table from the end.
+    const lcs: number[][] = Array.from({ length: x.length + 1 }, () => new Array<number>(y.length + 1).fill(0));
+    for (let i = x.length - 1; i >= 0; i--) {
+      for (let j = y.length - 1; j >= 0; j--) lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    }
+    let i = 0;
+    let j = 0;
+    while (i < x.length || j < y.length) {
+      if (i < x.length && j < y.length && x[i] === y[j]) { ops.push({ op: ' ', line: x[i]! }); i++; j++; }
+      // On a tie the old line goes first, so a changed line reads as '-' then '+'.
+      else if (i < x.length && (j === y.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) { ops.push({ op: '-', line: x[i]! }); i++; }
+      else { ops.push({ op: '+', line: y[j]! }); j++; }
+    }
+  }
+  const context = 2;
+  const before2 = a.slice(Math.max(0, head - context), head).map((line) => `  ${line}`);
+  const after2 = a.slice(a.length - tail, a.length - tail + context).map((line) => `  ${line}`);
+  const first = Math.max(0, head - context) + 1;
+  return [`@@ line ${first} @@`, ...before2, ...ops.map((o) => `${o.op} ${o.line}`), ...after2].join('\n');
+}

@@ -1,0 +1,125 @@
+// The agent clients `asimov wire` knows: which are on this machine, and for those asimov can wire,
+// whether each of their settings files runs asimov's hooks. Clients not supported yet are listed
+// too, so that `asimov wire --list` says plainly which agents on the machine run unguarded.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeError } from '../core/errors.ts';
+import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, readClaudeHookState, type ClaudeScope } from './claude.ts';
+import { findExecutable, shellQuote } from './hook-command.ts';
+import { readTextFile, resolveTarget } from './write-file.ts';
+
+export interface ClientContext {
+  home: string;
+  projectRoot: string;
+  env: NodeJS.ProcessEnv;
+  /**
+   * This installation's node and asimov. A hook that names others is reported as outdated (a moved or
+   * removed install); other differences, such as a deadline or `--on-allow`, are choices, not staleness.
+   */
+  expected?: { nodePath: string; asimovPath: string };
+}
+
+export type WiredState = 'installed' | 'outdated' | 'partial' | 'not installed' | 'unreadable';
+
+export interface ScopeStatus {
+  scope: ClaudeScope;
+  path: string;
+  exists: boolean;
+  state: WiredState;
+  /** Events that hold an asimov hook, with its matcher. */
+  events: { event: string; matcher: string }[];
+  /** Why the file could not be read (state `unreadable`). */
+  error?: string;
+}
+
+export interface ClientStatus {
+  name: string;
+  label: string;
+  supported: boolean;
+  detected: boolean;
+  /** What gave the client away: an executable on PATH or a config directory. */
+  detectedBy?: string;
+  /** Per settings file, for the clients asimov can wire. */
+  scopes?: ScopeStatus[];
+}
+
+interface ClientInfo {
+  name: string;
+  label: string;
+  supported: boolean;
+  executables: readonly string[];
+  configDirs: (ctx: ClientContext) => string[];
+}
+
+const xdgConfig = (ctx: ClientContext) => ctx.env.XDG_CONFIG_HOME || join(ctx.home, '.config');
+
+/** Config directories are from notes/agent-clis.md; they only serve to detect the client. */
+export const CLIENTS: readonly ClientInfo[] = [
+  {
+    name: 'claude', label: 'Claude Code', supported: true, executables: ['claude'],
+    configDirs: (ctx) => [ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude')],
+  },
+  { name: 'gemini', label: 'Gemini CLI', supported: false, executables: ['gemini'], configDirs: (ctx) => [join(ctx.home, '.gemini')] },
+  { name: 'codex', label: 'Codex CLI', supported: false, executables: ['codex'], configDirs: (ctx) => [join(ctx.home, '.codex')] },
+  { name: 'copilot', label: 'GitHub Copilot CLI', supported: false, executables: ['copilot'], configDirs: (ctx) => [join(ctx.home, '.copilot')] },
+  { name: 'qwen', label: 'Qwen Code', supported: false, executables: ['qwen'], configDirs: (ctx) => [join(ctx.home, '.qwen')] },
+  { name: 'droid', label: 'Factory Droid', supported: false, executables: ['droid'], configDirs: (ctx) => [join(ctx.home, '.factory')] },
+  { name: 'cursor', label: 'Cursor', supported: false, executables: ['cursor-agent', 'cursor'], configDirs: (ctx) => [join(ctx.home, '.cursor')] },
+  { name: 'windsurf', label: 'Windsurf', supported: false, executables: ['windsurf'], configDirs: (ctx) => [join(ctx.home, '.codeium', 'windsurf')] },
+  { name: 'kimi', label: 'Kimi CLI', supported: false, executables: ['kimi'], configDirs: (ctx) => [join(ctx.home, '.kimi')] },
+  { name: 'goose', label: 'Goose', supported: false, executables: ['goose'], configDirs: (ctx) => [join(xdgConfig(ctx), 'goose')] },
+  { name: 'opencode', label: 'OpenCode', supported: false, executables: ['opencode'], configDirs: (ctx) => [join(xdgConfig(ctx), 'opencode')] },
+];
+
+export function findClient(name: string): ClientInfo | undefined {
+  return CLIENTS.find((c) => c.name === name);
+}
+
+export function listClients(ctx: ClientContext): ClientStatus[] {
+  return CLIENTS.map((c) => {
+    const detectedBy = detect(c, ctx);
+    const status: ClientStatus = { name: c.name, label: c.label, supported: c.supported, detected: detectedBy !== undefined };
+    if (detectedBy) status.detectedBy = detectedBy;
+    if (c.name === 'claude') status.scopes = claudeScopes(ctx);
+    return status;
+  });
+}
+
+function detect(c: ClientInfo, ctx: ClientContext): string | undefined {
+  for (const exe of c.executables) {
+    const p = findExecutable(exe, ctx.env);
+    if (p) return `${exe} on PATH (${p})`;
+  }
+  for (const d of c.configDirs(ctx)) if (existsSync(d)) return `${d} exists`;
+  return undefined;
+}
+
+/** Whether each Claude Code settings file for this project runs asimov's hooks. */
+export function claudeScopes(ctx: ClientContext): ScopeStatus[] {
+  const paths = claudeSettingsPaths(ctx);
+  return (['user', 'project', 'local', 'managed'] as const).map((scope) => {
+    const path = paths[scope];
+    let text: string | null;
+    let state;
+    try {
+      text = readTextFile(resolveTarget(path).realPath);
+      state = readClaudeHookState(text, path);
+    } catch (e) {
+      return { scope, path, exists: existsSync(path), state: 'unreadable', events: [], error: describeError(e) };
+    }
+    const events = Object.entries(state.events).filter(([, s]) => s.installed).map(([event, s]) => ({ event, matcher: s.matcher }));
+    const wanted = CLAUDE_HOOK_EVENTS.map((e) => state.events[e]!);
+    let wired: WiredState;
+    if (wanted.every((s) => !s.installed)) wired = 'not installed';
+    else if (wanted.some((s) => !s.installed)) wired = 'partial';
+    else if (ctx.expected && wanted.some((s) => !namesInstall(s.command ?? '', ctx.expected!))) wired = 'outdated';
+    else wired = 'installed';
+    return { scope, path, exists: text !== null, state: wired, events };
+  });
+}
+
+/** Whether a hook command line runs this node with this asimov (as buildHookCommand writes them). */
+function namesInstall(command: string, o: { nodePath: string; asimovPath: string }): boolean {
+  return command.includes(`${shellQuote(o.nodePath)} ${shellQuote(o.asimovPath)} hook `);
+}
