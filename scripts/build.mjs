@@ -10,7 +10,13 @@ import { createRequire } from 'node:module';
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
 // time with "Cannot find module './impl/format'"); its ES module build bundles cleanly.
-const common = { bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
+// The model SDKs stay outside the bundles (they are runtime dependencies, loaded from node_modules): only
+// a call that reaches the judge needs one, and bundled they would cost every hook process their parsing.
+const common = {
+  bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning',
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*'],
+};
 
 // The CLI. Modules behind a dynamic import() are still only evaluated when that import runs.
 // Minified: less to read and to keep in memory at start-up; the source map keeps stack traces readable.

@@ -8,13 +8,16 @@ import { listTrusted, trustFile, untrustFile } from '../policy/trust.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const TRUST_HELP = `Usage:
-  asimov trust [FILE]            trust the project policy (default: .asimov/policy.yaml of this project)
+  asimov trust [FILE]            trust the project policy (default: .asimov/policy.yaml of this project),
+                                 or the project's ground rules for the judge (.asimov/ground-rules.md)
   asimov trust --revoke [FILE]   withdraw trust
   asimov trust --list            list trusted files and whether they changed since
 
 A project policy may always tighten rules. Loosening (lowering a tier, allow rules, allowedDomains, judge)
 takes effect only once you have trusted its exact content: any later edit withdraws trust, because a cloned
-repository or the agent itself could have written the file. Read the file before you trust it.
+repository or the agent itself could have written the file. The same holds for a project's ground rules:
+until trusted, the judge uses your own (~/.config/asimov/ground-rules.md) or the built-in ones. Read the
+file before you trust it.
 `;
 
 export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
@@ -45,9 +48,12 @@ export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
     io.err(`asimov trust: no policy file at ${file}\n`);
     return EXIT.error;
   }
-  // Trusting a file that does not even load would only hide the error until the next call.
-  const bytes = readPolicyBytes(file);
-  if (bytes !== undefined) parsePolicyText(bytes, file);
+  // Trusting a file that does not even load would only hide the error until the next call. Ground rules
+  // (markdown for the judge) have no syntax to check.
+  if (!file.endsWith('.md')) {
+    const bytes = readPolicyBytes(file);
+    if (bytes !== undefined) parsePolicyText(bytes, file);
+  }
   const r = trustFile(file, opts);
   io.out(`trusted ${r.path} (sha256 ${r.sha256.slice(0, 12)}…). Any edit withdraws trust.\n`);
   return EXIT.ok;

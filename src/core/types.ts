@@ -51,6 +51,11 @@ export interface ToolCall {
   callId?: string;
   /** The user's own latest request, only where the client provides it; only the judge reads it. */
   intent?: string;
+  /**
+   * Where the user's own requests can be read (a Claude Code transcript), for the judge alone: read only
+   * when the judge is actually asked and the policy enables `judge.sendUserRequest`.
+   */
+  intentSource?: { kind: 'claude-transcript'; path: string };
 }
 
 /** One rule that matched, with what it matched on. A finding is kept even when a stricter one wins. */
@@ -92,6 +97,6 @@ export interface Decision {
   findings: Finding[];
   /** Stable id of this decision, also written to the audit log so a caller can find its entry. */
   decisionId: string;
-  /** Machine-readable failure code when layer is `error`. */
+  /** Machine-readable failure code when layer is `error`, or why the judge could not settle the call (`judge_timeout`…). */
   errorCode?: string;
 }

@@ -1,5 +1,6 @@
-// The gate pipeline (DESIGN §2): classify with the static policy, resolve the tier into a verdict,
-// record it. Every failure on the way becomes a deny that names its cause; nothing fails open.
+// The gate pipeline (DESIGN §2): classify with the static policy, let the judge settle soft_deny/unknown
+// calls when it is on, resolve the result into a verdict, record it. Every failure on the way becomes a
+// deny that names its cause; nothing fails open.
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -12,7 +13,9 @@ import type { EffectivePolicy } from '../policy/layers.ts';
 import { loadPolicy, findProjectRoot } from '../policy/load.ts';
 import type { RuleContext } from '../policy/rule.ts';
 import { runExample } from '../policy/examples.ts';
-import { buildEvent } from '../audit/event.ts';
+import { buildEvent, type AuditJudge } from '../audit/event.ts';
+import { judgeSwitchOn } from '../judge/switch.ts';
+import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
 
 export interface AuditSink {
@@ -53,7 +56,10 @@ export interface DecideOptions {
 }
 
 export interface Gate {
-  /** Decide one call. Never rejects: every failure is a deny. */
+  /**
+   * Decide one call: the static policy, then the judge for soft_deny/unknown calls when it is on
+   * (DESIGN §2). Never rejects: every failure is a deny.
+   */
   decide(call: ToolCall, opts?: DecideOptions): Promise<Decision>;
   /** The static part only, synchronously (no judge). Never throws. */
   decideStatic(call: ToolCall, opts?: DecideOptions): Decision;
@@ -129,11 +135,52 @@ export function createGate(options: GateOptions = {}): Gate {
     return record(call, decision, policyHash);
   };
 
-  const record = (call: ToolCall, decision: Decision, policyHash: string | undefined): Decision => {
+  // The judge (Layer 2), loaded on the first call that needs it: with the judge off, or for calls the
+  // static layer settles, nothing of it is imported.
+  let judgeStep: JudgeStep | undefined;
+
+  const decide = async (call: ToolCall, opts: DecideOptions = {}): Promise<Decision> => {
+    const start = nowMs();
+    const decisionId = newId();
+    const personAvailable = opts.personAvailable ?? options.personAvailable ?? true;
+    let classification: Classification;
+    let policy: EffectivePolicy;
+    try {
+      ({ classification, policy } = inspect(call));
+    } catch (e) {
+      return record(call, errorDecision(e, decisionId, nowMs() - start), undefined);
+    }
+    const judgeable = classification.tier === 'soft_deny' || classification.tier === 'unknown';
+    if (!judgeable || !judgeSwitchOn(policy.judge !== undefined, env)) {
+      return record(call, resolveTier(classification, personAvailable, decisionId, nowMs() - start), policy.hash);
+    }
+    try {
+      judgeStep ??= (await import('../judge/review.ts')).createJudgeStep({ env, home, ...(options.trustStorePath !== undefined ? { trustStorePath: options.trustStorePath } : {}) });
+      const cwd = resolve(call.cwd);
+      const out = await judgeStep.review({
+        call: { ...call, cwd, projectRoot: call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot },
+        classification,
+        judgeConfig: policy.judge,
+        personAvailable,
+        decisionId,
+        elapsedMs: () => nowMs() - start,
+        ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+        ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+      });
+      if (!out) return record(call, resolveTier(classification, personAvailable, decisionId, nowMs() - start), policy.hash);
+      return record(call, out.decision, policy.hash, out.judge);
+    } catch (e) {
+      // The judge step catches the judge's own failures; anything escaping it is a bug, and a deny.
+      const d = errorDecision(e, decisionId, nowMs() - start);
+      return record(call, { ...d, tier: classification.tier, rule: classification.rule, findings: classification.findings }, policy.hash);
+    }
+  };
+
+  const record = (call: ToolCall, decision: Decision, policyHash: string | undefined, judge?: AuditJudge): Decision => {
     let s: AuditSink | null;
     try {
       s = auditSink();
-      if (s) s.append(buildEvent(call, decision, { ts: now(), policyHash }));
+      if (s) s.append(buildEvent(call, decision, judge ? { ts: now(), policyHash, judge } : { ts: now(), policyHash }));
     } catch (e) {
       if (options.auditRequired === false) return decision;
       return {
@@ -148,7 +195,7 @@ export function createGate(options: GateOptions = {}): Gate {
   };
 
   return {
-    decide: async (call, opts) => decideStatic(call, opts),
+    decide,
     decideStatic,
     inspect,
     policyFor: (cwd) => policyFor(resolve(cwd)),

@@ -192,9 +192,11 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
     ],
   },
   'asimov-config': {
-    home: ['.config/asimov/**', '.local/state/asimov/**'],
+    // The judge's cache and loop-guard state too: a forged cache entry would be a judge's allow.
+    home: ['.config/asimov/**', '.local/state/asimov/**', '.cache/asimov/**'],
     abs: ['/etc/asimov/**'],
-    anywhere: ['.asimov'],
+    // groundRules.md: the seeds' name for the judge's ground rules, read from the project root.
+    anywhere: ['.asimov', 'groundRules.md'],
   },
 };
 

@@ -133,6 +133,7 @@ function buildSchemas() {
         ),
     ),
     onUncertain: z.optional(z.enum(ON_UNCERTAIN)),
+    sendUserRequest: z.optional(z.boolean({ error: 'sendUserRequest must be true or false' })),
   });
 
   const testSchema = z
@@ -293,7 +294,7 @@ interface Issue {
 
 /** The keys of a policy file and of its `judge`, spelled out so suggestions need no schema built (a test keeps them equal). */
 export const TOP_LEVEL_KEYS = ['version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'judge', 'tests'] as const;
-export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain'] as const;
+export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 
 /** Keys each kind of mapping accepts, for "did you mean" on unknown keys. */
 const KNOWN_KEYS: Record<string, readonly string[]> = {

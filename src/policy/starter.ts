@@ -105,13 +105,17 @@ const SECTIONS: Section[] = [
     yaml: 'defaultBranches: [main, master, trunk]',
   },
   {
-    explain: ['judge: the LLM that reviews soft_deny and unknown calls against .asimov/ground-rules.md (loosening).'],
+    explain: [
+      'judge: the LLM that reviews soft_deny and unknown calls against .asimov/ground-rules.md (loosening).',
+      'GATE_CHECK=false in the environment turns it off; GATE_CHECK=true turns it on with these defaults.',
+    ],
     yaml: `judge:
   provider: anthropic                  # anthropic | openai (any OpenAI-compatible endpoint) | claude-cli
   model: claude-haiku-4-5
   baseUrl: https://api.anthropic.com   # e.g. http://localhost:11434/v1 for Ollama
   timeoutMs: 30000
-  onUncertain: ask                     # ask | deny: when the judge is unsure, fails or times out`,
+  onUncertain: ask                     # ask | deny: when the judge is unsure, fails or times out
+  sendUserRequest: false               # true: the judge also sees the user's own messages (Claude Code)`,
   },
   {
     explain: ['tests: calls and the tier (or verdict allow/deny/ask) they must get; `asimov test` runs them.'],
