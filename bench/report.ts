@@ -4,7 +4,7 @@
 export type Status = 'PASS' | 'FAIL' | 'INFO' | 'SKIP';
 
 export interface SummaryRow {
-  section: 'corpora' | 'speed' | 'fuzz';
+  section: 'corpora' | 'speed' | 'fuzz' | 'judge';
   metric: string;
   value: string;
   target: string;

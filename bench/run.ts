@@ -12,16 +12,18 @@ import { summaryTable, type SummaryRow } from './report.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
-const SECTIONS = ['corpora', 'speed', 'fuzz'] as const;
+const SECTIONS = ['corpora', 'speed', 'fuzz', 'judge', 'claude'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx bench/run.ts [options])
 
   --corpus DIR      corpus directory (default: $ASIMOV_CORPUS_DIR, else ../shared/corpus next to the repository)
-  --only LIST       run only these sections, comma-separated: corpora, speed, fuzz
+  --only LIST       run only these sections, comma-separated: corpora, speed, fuzz, judge, claude
   --fuzz N          number of fuzz inputs (default 100000)
   --seed N          fuzz seed (default: random, printed)
   --rounds N        rounds of the alternating process-start measurement (default 25)
+  --judge-rounds N  rounds of the alternating judge-overhead measurement (default 200)
+  --claude-rounds N rounds of the alternating Claude Code run with and without the hook (default 10)
   --replay I        rebuild fuzz input number I of --seed, decide it, print it, and stop
   -h, --help        this text
 
@@ -34,6 +36,8 @@ interface Options {
   fuzz: number;
   seed: number;
   rounds: number;
+  judgeRounds: number;
+  claudeRounds: number;
   replay: number | undefined;
 }
 
@@ -54,6 +58,8 @@ function parseOptions(argv: string[]): Options | null {
       fuzz: { type: 'string' },
       seed: { type: 'string' },
       rounds: { type: 'string' },
+      'judge-rounds': { type: 'string' },
+      'claude-rounds': { type: 'string' },
       replay: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -70,6 +76,8 @@ function parseOptions(argv: string[]): Options | null {
     fuzz: intFlag('fuzz', values.fuzz, 100_000, 0),
     seed: intFlag('seed', values.seed, Math.floor(Math.random() * 0xffffffff), 0) >>> 0,
     rounds: intFlag('rounds', values.rounds, 25, 1),
+    judgeRounds: intFlag('judge-rounds', values['judge-rounds'], 200, 1),
+    claudeRounds: intFlag('claude-rounds', values['claude-rounds'], 10, 1),
     replay: values.replay === undefined ? undefined : intFlag('replay', values.replay, 0, 0),
   };
 }
@@ -107,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const corpora = await import('./corpora.ts');
   const { runSpeed, formatSpeed, speedSummaryRows } = await import('./speed.ts');
   const fuzz = await import('./fuzz.ts');
+  const judge = await import('./judge.ts');
 
   const dir = corpora.resolveCorpusDir(REPO_ROOT, opts.corpus, process.env);
   const env = createBenchEnv(join(REPO_ROOT, 'bench'));
@@ -179,6 +188,26 @@ async function main(argv: string[]): Promise<number> {
       summary.push(...fuzz.fuzzSummaryRows(f, x, 100_000));
       json.fuzz = { ...f, statuses: Object.fromEntries(f.statuses), slowest: f.slowest.map((s) => ({ ...s, input: s.input.slice(0, 2000) })) };
       json.extremes = x;
+    }
+
+    if (opts.only.has('judge')) {
+      heading('4. Judge');
+      const settled = judge.measureSettled(env, dir);
+      console.log(judge.formatSettled(settled));
+      summary.push(...judge.settledSummaryRows(settled));
+      const overhead = await judge.measureOverhead(env, opts.judgeRounds);
+      console.log(judge.formatOverhead(overhead));
+      summary.push(...judge.overheadSummaryRows(overhead));
+      json.judge = { settled, overhead };
+    }
+
+    if (opts.only.has('claude')) {
+      heading('5. Claude Code with the hook');
+      const { runClaudeBench, formatClaudeBench, claudeBenchRows } = await import('./claude-run.ts');
+      const c = await runClaudeBench(REPO_ROOT, join(REPO_ROOT, 'bench'), opts.claudeRounds);
+      console.log(formatClaudeBench(c));
+      summary.push(...claudeBenchRows(c));
+      json.claude = c;
     }
 
     json.loadAverageAtEnd = loadavg()[0];

@@ -223,6 +223,12 @@ export function runSpeed(env: BenchEnv, repoRoot: string, nl2bash: readonly stri
   report.startup.push(measureStartup('check -- ls', [bin, 'check', '--', 'ls'], env, rounds));
   report.startup.push(measureStartup("check -- 'git status && npm test'", [bin, 'check', '--', 'git status && npm test'], env, rounds));
   report.startup.push(measureStartup('check --batch (one Bash line)', [bin, 'check', '--batch'], env, rounds, batchLine));
+  // What Claude Code starts for every tool call (issue 3's target is the same 1.5×).
+  const hookPayload = JSON.stringify({
+    session_id: 'bench', transcript_path: '', cwd: env.project, permission_mode: 'default', hook_event_name: 'PreToolUse',
+    tool_name: 'Bash', tool_input: { command: 'git status && npm test', description: 'status and tests' }, tool_use_id: 'toolu_bench',
+  });
+  report.startup.push(measureStartup('hook claude (PreToolUse, Bash)', [bin, 'hook', 'claude'], env, rounds, hookPayload));
   return report;
 }
 

@@ -13,6 +13,7 @@ Usage: asimov <command> [options]
 Deciding:
   check     decide one call, or a stream of calls with --batch  (exit 0 allow, 2 deny, 3 ask)
   explain   show the commands found, the rules that matched and the decision
+  judge     eval: run labelled calls through the judge and compare models
 
 Policy:
   init      write a commented starter .asimov/policy.yaml and .asimov/ground-rules.md
@@ -37,6 +38,7 @@ type Command = (argv: string[], io: CliIO) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   check: async () => (await import('./check.ts')).checkCommand,
   explain: async () => (await import('./explain.ts')).explainCommand,
+  judge: async () => (await import('./judge-cmd.ts')).judgeCommand,
   init: async () => (await import('./init.ts')).initCommand,
   test: async () => (await import('./test-cmd.ts')).testCommand,
   trust: async () => (await import('./trust.ts')).trustCommand,
