@@ -84,6 +84,8 @@ export function claudeToolCall(p: ClaudePayload): ToolCall {
   const call: ToolCall = { tool: p.normalizedTool, clientTool: p.toolName, input: p.toolInput, cwd: p.cwd, agent: 'claude-code' };
   if (p.sessionId) call.sessionId = p.sessionId;
   if (p.toolUseId) call.callId = p.toolUseId;
+  // Read only if the judge is consulted and the policy sends the user's request (sendUserRequest).
+  if (p.transcriptPath) call.intentSource = { kind: 'claude-transcript', path: p.transcriptPath };
   return call;
 }
 

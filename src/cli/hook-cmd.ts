@@ -25,7 +25,7 @@ const CLIENTS: Record<string, (o: { onAllow: OnAllow; cwd: string }) => HookProt
 
 export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   // Start of the process, not of this function: node's own start-up counts against the client's patience.
-  const started = Date.now() - process.uptime() * 1000;
+  const started = Math.floor(Date.now() - process.uptime() * 1000);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

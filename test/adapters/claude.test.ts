@@ -31,7 +31,7 @@ describe('parsing Claude Code payloads', () => {
     const call = claudeToolCall(payload());
     assert.deepEqual(call, {
       tool: 'shell', clientTool: 'Bash', input: { command: 'ls', description: 'list' }, cwd: '/home/dev/project',
-      agent: 'claude-code', sessionId: 'sess-1', callId: 'toolu_01',
+      agent: 'claude-code', sessionId: 'sess-1', callId: 'toolu_01', intentSource: { kind: 'claude-transcript', path: '/tmp/t.jsonl' },
     });
   });
 
