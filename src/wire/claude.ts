@@ -16,6 +16,9 @@ export const CLAUDE_HOOK_EVENTS = ['PreToolUse', 'PermissionRequest'] as const;
 /** Matches every tool, MCP tools included (notes/claude-code.md). */
 export const CLAUDE_MATCHER = '*';
 
+/** Matchers Claude Code applies to every tool (an omitted matcher reads as ''). */
+export const ALL_TOOLS_MATCHERS: ReadonlySet<string> = new Set(['', '*', '.*']);
+
 /**
  * Claude Code 2.1.330 silently ignores a settings file with a comment or a trailing comma (verified: a
  * hook in such a file never ran), so such a file is refused rather than edited as if it worked.
@@ -94,11 +97,19 @@ export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): 
   let current = text;
   const parse = (t: string) => parseJsonDocument(t, o.file, CLAUDE_DIALECT);
   for (const event of o.events) {
-    const entries = findAsimovEntries(parse(current), event);
+    let entries = findAsimovEntries(parse(current), event);
     if (o.uninstall) {
       for (const e of [...entries].reverse()) current = removeEntry(current, parse, event, e);
       if (entries.length > 0) changes.push(`removed ${event} hook${entries.length > 1 ? `s (${entries.length})` : ''}`);
       continue;
+    }
+    // An asimov entry under a matcher that misses tools protects nothing else: move asimov out of it (the
+    // group and its other hooks stay) and into a group for every tool.
+    const narrow = entries.filter((e) => !ALL_TOOLS_MATCHERS.has(e.matcher));
+    if (narrow.length > 0) {
+      for (const e of [...narrow].reverse()) current = removeEntry(current, parse, event, e);
+      for (const e of narrow) changes.push(`removed ${event} hook under matcher "${e.matcher}" (it does not cover every tool)`);
+      entries = findAsimovEntries(parse(current), event);
     }
     const [keep, ...duplicates] = entries;
     if (!keep) {

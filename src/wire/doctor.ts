@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAsimovHookCommand } from './hook-command.ts';
-import { claudeSettingsPaths } from './claude.ts';
+import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'info';
 
@@ -44,7 +44,7 @@ export interface DoctorOptions {
 }
 
 /** Matchers that Claude Code applies to every tool, MCP tools included (notes/claude-code.md). */
-const ALL_TOOLS = new Set(['', '*', '.*']);
+
 
 interface FoundHook {
   scope: string;
@@ -103,7 +103,7 @@ export async function doctorClaude(o: DoctorOptions): Promise<DoctorReport> {
   }
 
   const pre = found.filter((f) => f.event === 'PreToolUse');
-  const preAll = pre.filter((f) => ALL_TOOLS.has(f.matcher) && (!managedOnly || f.scope === 'managed'));
+  const preAll = pre.filter((f) => ALL_TOOLS_MATCHERS.has(f.matcher) && (!managedOnly || f.scope === 'managed'));
   if (preAll.length > 0) {
     for (const f of preAll) checks.push({ status: 'ok', title: `PreToolUse hook for every tool in ${f.file} (${f.scope})` });
   } else if (pre.length > 0) {

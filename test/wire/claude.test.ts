@@ -229,6 +229,28 @@ describe('planClaudeHooks: existing asimov entries', () => {
 `);
   });
 
+  test('an entry under a matcher that misses tools is moved to a group for every tool; the group keeps its other hooks', () => {
+    const narrow = `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "echo mine" },
+          { "type": "command", "command": ${J(CMD)}, "timeout": ${T} }
+        ]
+      }
+    ]
+  }
+}
+`;
+    const r = planClaudeHooks(narrow, { ...install, events: ['PreToolUse'] });
+    assert.deepEqual(r.changes, ['removed PreToolUse hook under matcher "Bash" (it does not cover every tool)', ADDED[0]]);
+    const doc = JSON.parse(r.text!) as { hooks: { PreToolUse: Array<{ matcher: string; hooks: Array<{ command: string }> }> } };
+    assert.deepEqual(doc.hooks.PreToolUse.map((g) => [g.matcher, g.hooks.map((h) => h.command)]), [['Bash', ['echo mine']], ['*', [CMD]]]);
+    assert.deepEqual(planClaudeHooks(r.text, { ...install, events: ['PreToolUse'] }).changes, []);
+  });
+
   test('a moved install and another timeout are updated in place', () => {
     const old = buildHookCommand({ client: 'claude', nodePath: '/usr/local/bin/node', asimovPath: '/old/place/bin/asimov.cjs', watchdog: { kind: 'none' } }).command;
     const before = `{\n  "hooks": {\n    "PreToolUse": [\n      ${group('      ', '  ', '\n', old, 30)}\n    ],\n    "PermissionRequest": [\n      ${group('      ', '  ', '\n', old, T)}\n    ]\n  },\n  "model": "opus"\n}\n`;
@@ -240,10 +262,10 @@ describe('planClaudeHooks: existing asimov entries', () => {
     assert.equal(r.text, `{\n  "hooks": {\n    "PreToolUse": [\n      ${group('      ', '  ')}\n    ],\n    "PermissionRequest": [\n      ${group('      ', '  ')}\n    ]\n  },\n  "model": "opus"\n}\n`);
   });
   test('an entry without timeout or type gets them', () => {
-    const before = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"command":${J(CMD)}}]}]}}`;
+    const before = `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"command":${J(CMD)}}]}]}}`;
     const r = planClaudeHooks(before, { ...install, events: ['PreToolUse'] });
-    assert.deepEqual(r.changes, [`updated PreToolUse hook (matcher Bash): type "command", timeout unset → ${T} s`]);
-    assert.equal(r.text, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"command":${J(CMD)}, "type": "command", "timeout": ${T}}]}]}}`);
+    assert.deepEqual(r.changes, [`updated PreToolUse hook (matcher *): type "command", timeout unset → ${T} s`]);
+    assert.equal(r.text, `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"command":${J(CMD)}, "type": "command", "timeout": ${T}}]}]}}`);
   });
 
   test('duplicates are reduced to one, and groups they leave empty go', () => {
@@ -264,7 +286,7 @@ describe('planClaudeHooks: existing asimov entries', () => {
 }
 `;
     const r = planClaudeHooks(before, { ...install, events: ['PreToolUse'] });
-    assert.deepEqual(r.changes, ['removed 2 duplicate PreToolUse hooks']);
+    assert.deepEqual(r.changes, ['removed PreToolUse hook under matcher "Bash" (it does not cover every tool)', 'removed 1 duplicate PreToolUse hook']);
     assert.equal(r.text, `{
   "hooks": {
     "PreToolUse": [
