@@ -66,6 +66,8 @@ class Collector {
   private readonly functions: string[] = [];
   private readonly aliases: string[] = [];
   private readonly problems: string[] = [];
+  /** Set when a compound command evaluates arithmetic (`((…))`, `for ((…))`, `[[ … -eq … ]]`). */
+  private arithmetic = false;
   private readonly depth: number;
   /** Constants in force, filled as the top-level walk passes their assignment. */
   private readonly active = new Map<string, string>();
@@ -89,6 +91,7 @@ class Collector {
       functions: this.functions,
       aliases: this.aliases,
       problems: this.problems,
+      ...(this.arithmetic ? { arithmetic: true } : {}),
     };
   }
 
@@ -151,6 +154,8 @@ class Collector {
         inner.readers = null;
       }
     }
+    // `[[ a -eq b ]]` evaluates both sides as arithmetic (variables named there are expanded recursively).
+    if (node.kind === 'arith' || node.kind === 'cfor' || node.arithTest === true) this.arithmetic = true;
     for (const item of node.items) {
       if ('list' in item) this.walkList(item.list, inner);
       else if ('word' in item) this.walkParts(item.word.parts, inner, -1);
@@ -418,13 +423,11 @@ function scanCmd(cmd: CmdNode, scan: ConstScan): void {
       break;
     case 'compound':
       if (cmd.loopVar) bump(scan, cmd.loopVar);
-      if (cmd.kind === 'arith' || cmd.kind === 'cfor') scan.disableAll = true;
+      if (cmd.kind === 'arith' || cmd.kind === 'cfor' || cmd.arithTest === true) scan.disableAll = true;
       for (const item of cmd.items) {
         if ('list' in item) scanList(item.list, scan);
-        else if ('word' in item) {
-          if (cmd.kind === 'cond' && /^-(eq|ne|lt|le|gt|ge)$/.test(item.word.raw)) scan.disableAll = true;
-          scanWord(item.word, scan);
-        } else scanArith(item.arith, scan);
+        else if ('word' in item) scanWord(item.word, scan);
+        else scanArith(item.arith, scan);
       }
       for (const r of cmd.redirs) scanRedir(r, scan);
       break;

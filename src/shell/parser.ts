@@ -159,6 +159,8 @@ export interface CompoundNode {
   items: Item[];
   /** Loop variable of for/select. */
   loopVar?: string;
+  /** `[[ … ]]` with an arithmetic comparison (-eq, -ne, -lt, -le, -gt, -ge): its operands are evaluated as arithmetic. */
+  arithTest?: boolean;
   redirs: RedirNode[];
 }
 
@@ -226,6 +228,8 @@ export class Parser {
   private readonly src: string;
   private readonly n: number;
   private pos = 0;
+  /** Set while parsing `[[ … ]]` when an arithmetic comparison is seen. */
+  private condArith = false;
   private depth: number;
   private readonly base: number;
   private readonly shared: Shared;
@@ -788,6 +792,9 @@ export class Parser {
     this.count();
     this.pos += 2;
     const items: Item[] = [];
+    // Saved and restored: a `$( [[ … ]] )` inside an operand parses a conditional of its own.
+    const outerArith = this.condArith;
+    this.condArith = false;
     this.condSkip(true);
     // `[[ ]]` is accepted by bash's parser (and is simply false).
     if (!this.condWordIs(']]')) this.condOr(items);
@@ -798,7 +805,10 @@ export class Parser {
     }
     this.pos += 2;
     this.leave();
-    return { t: 'compound', kind: 'cond', text: '', items, redirs: [] };
+    const node: CompoundNode = { t: 'compound', kind: 'cond', text: '', items, redirs: [] };
+    if (this.condArith) node.arithTest = true;
+    this.condArith = outerArith;
+    return node;
   }
 
   private condSkip(newlines: boolean): void {
@@ -905,6 +915,7 @@ export class Parser {
       const opWord = this.readWord();
       const ops = opWord ? opWord.raw : null;
       if (ops === null || !BINARY_TESTS.has(ops)) this.fail('conditional binary operator expected', opStart);
+      if (/^-(eq|ne|lt|le|gt|ge)$/.test(ops)) this.condArith = true;
       this.condSkip(false);
       const right = ops === '=~' ? this.readRegexWord() : this.condWord();
       if (!right) this.fail('conditional expression: expected an operand');

@@ -102,4 +102,10 @@ export interface Analysis {
   aliases: string[];
   /** Notes about constructs that could not be resolved (a `bash -c` of a dynamic string, …). */
   problems: string[];
+  /**
+   * True when a compound command of the line evaluates arithmetic (`((…))`, `for ((…))`, `[[ x -eq y ]]`).
+   * Arithmetic expands a variable's value as an expression, array subscripts included, so a quoted
+   * `a[$(cmd)]` stored earlier runs `cmd` there. (`$((…))`, `let` and `declare -i` show in the commands.)
+   */
+  arithmetic?: boolean;
 }

@@ -117,12 +117,14 @@ class Unwrapper {
   private readonly functions: string[];
   private readonly aliases: string[];
   private readonly problems: string[];
+  private arithmetic: boolean;
 
   constructor(private readonly base: Analysis) {
     this.out = base.commands.slice();
     this.functions = base.functions.slice();
     this.aliases = base.aliases.slice();
     this.problems = base.problems.slice();
+    this.arithmetic = base.arithmetic === true;
   }
 
   run(): Analysis {
@@ -135,6 +137,7 @@ class Unwrapper {
       aliases: this.aliases,
       problems: this.problems,
     };
+    if (this.arithmetic) result.arithmetic = true;
     if (this.message !== undefined) result.message = this.message;
     return result;
   }
@@ -450,6 +453,7 @@ class Unwrapper {
     this.functions.push(...inner.functions);
     this.aliases.push(...inner.aliases);
     this.problems.push(...inner.problems);
+    if (inner.arithmetic) this.arithmetic = true;
   }
 
   private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {

@@ -192,3 +192,13 @@ describe('GNU parallel', () => {
     assert.ok(cmds.includes('rm -rf <${parallel_input}> [parallel]'), cmds.join(' | '));
   });
 });
+
+describe('arithmetic evaluation is marked on the analysis', () => {
+  test('((…)), for ((…)) and [[ … -eq … ]] set it, also inside bash -c; plain tests and $((…)) words do not', () => {
+    for (const src of ['((x))', 'for ((i=0; i<3; i++)); do :; done', '[[ $x -eq 1 ]]', '[[ a < b || $n -ge 2 ]]', "bash -c '((y))'"]) {
+      assert.equal(analyzeShell(src).arithmetic, true, src);
+    }
+    // $((…)) shows on the word itself (substitutionKinds), so the flag stays for compound commands.
+    for (const src of ['[[ -f x ]]', '[[ $a == b ]]', 'echo $((1+2))', 'ls']) assert.notEqual(analyzeShell(src).arithmetic, true, src);
+  });
+});

@@ -192,4 +192,52 @@ const encodedName = defineShellRule({
   },
 });
 
-export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName];
+/** Commands that evaluate their arguments (or assignments) as arithmetic. */
+const ARITH_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly']);
+
+/** Whether a word's quoted literal text holds a command substitution that arithmetic would run. */
+function quotedSubstitution(w: { value: string; literal: boolean }): boolean {
+  return w.literal && (w.value.includes('$(') || w.value.includes('`'));
+}
+
+function evaluatesArithmetic(cmd: SimpleCommand): boolean {
+  const name = programName(cmd);
+  if (name !== null && ARITH_BUILTINS.has(name)) {
+    if (name === 'let') return true;
+    return cmd.argv.slice(1).some((w) => /^-[a-zA-Z]*i/.test(w.value));
+  }
+  for (const w of cmd.argv) if (w.substitutionKinds.includes('arithmetic')) return true;
+  for (const a of cmd.assignments) if (a.value.substitutionKinds.includes('arithmetic')) return true;
+  return false;
+}
+
+const arithSubstitution = defineShellRule({
+  id: 'obf.arith-substitution',
+  // soft: bash evaluates a variable's value as an expression in arithmetic, and the array subscript in
+  // `a[$(cmd)]` is expanded there, so a quoted (inert-looking) string runs `cmd` when it reaches `$((x))`,
+  // `((x))`, `let`, `declare -i` or `[[ x -eq y ]]`. Static analysis cannot follow the value into the
+  // expression, so the combination is held back for a person.
+  tier: 'soft_deny',
+  reason: 'A quoted string holding a command substitution meets arithmetic evaluation, which would run it (bash expands array subscripts inside arithmetic); write the command plainly.',
+  examples: {
+    match: [
+      "x='a[$(touch /tmp/pwned)]'; echo $((x))",
+      "x='a[$(id)]'; ((x))",
+      "x='a[`id`]'; [[ $x -eq 1 ]]",
+      "declare -i y='a[$(id)]'",
+      "x='a[$(id)]'; let y=x",
+      "for ((i=0; i<n; i++)); do :; done; v='b[$(id)]'",
+    ],
+    notMatch: ["echo '$(date)'", 'echo $((1 + 2))', "x=5; echo $((x * 2))", "[[ $n -eq 1 ]] && echo 'one'", "printf '%s' '$HOME'"],
+  },
+  match(cmd, _ctx, analysis) {
+    let holder: string | null = null;
+    for (const w of cmd.argv) if (quotedSubstitution(w)) holder = w.raw;
+    for (const a of cmd.assignments) if (holder === null && quotedSubstitution(a.value)) holder = `${a.name}=${a.value.raw}`;
+    if (holder === null) return null;
+    if (analysis.arithmetic === true || analysis.commands.some(evaluatesArithmetic)) return { subject: cutText(holder) };
+    return null;
+  },
+});
+
+export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName, arithSubstitution];
