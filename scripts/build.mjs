@@ -6,6 +6,8 @@ import { rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
@@ -18,14 +20,48 @@ const common = {
   external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*'],
 };
 
-// The CLI. Modules behind a dynamic import() are still only evaluated when that import runs.
-// Minified: less to read and to keep in memory at start-up; the source map keeps stack traces readable.
-await build({ ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
+/*
+ * The CLI is split in two. dist/cli.cjs holds what runs per tool call (check, explain, hook: the shell
+ * analysis, the rules, the gate, the audit) and is loaded with a code cache. Everything a person runs now and
+ * then (wire, doctor, init, mcp, judge eval…) and the judge itself sit in their own bundles beside it, loaded
+ * by the dynamic import() that names them, so a hook process neither reads nor deserializes them.
+ */
+const COLD = {
+  'src/cli/init.ts': 'cmd-init', 'src/cli/test-cmd.ts': 'cmd-test', 'src/cli/trust.ts': 'cmd-trust',
+  'src/cli/rules-cmd.ts': 'cmd-rules', 'src/cli/policy-cmd.ts': 'cmd-policy', 'src/cli/audit-cmd.ts': 'cmd-audit',
+  'src/cli/wire-cmd.ts': 'cmd-wire', 'src/cli/doctor-cmd.ts': 'cmd-doctor', 'src/cli/judge-cmd.ts': 'cmd-judge',
+  'src/cli/mcp-cmd.ts': 'cmd-mcp', 'src/cli/mcp-proxy-cmd.ts': 'cmd-mcp-proxy', 'src/cli/mcp-tools-cmd.ts': 'cmd-mcp-tools',
+  'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/judge/review.ts': 'judge-review',
+};
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const splitCold = (self) => ({
+  name: 'split-cold',
+  setup(b) {
+    b.onResolve({ filter: /\.ts$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const name = COLD[relative(ROOT, resolve(args.resolveDir, args.path)).split(sep).join('/')];
+      if (!name || name === self) return undefined;
+      return { path: name, namespace: 'asimov-cold' };
+    });
+    // The import() becomes a require() of the sibling bundle, run when the import() runs: a CommonJS bundle
+    // evaluated through vm.Script (bin/load-cli.cjs) has no loader for a real import(). Every bundle sits in
+    // dist/, so the path is the same from each of them.
+    b.onLoad({ filter: /.*/, namespace: 'asimov-cold' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(`./${args.path}.cjs`)});`, loader: 'js' }));
+    b.onResolve({ filter: /^\.\/(cmd|judge)-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
+  },
+});
+const cjs = {
+  ...common, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
   // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
   define: { 'import.meta.url': '__asimovImportMetaUrl' },
+};
+const metaUrl = "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+await build({ ...cjs, entryPoints: { cli: 'src/cli/main.ts' }, plugins: [splitCold('cli')],
   // The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it).
-  banner: { js: `/*asimov-build:${randomUUID()}*/\nvar __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  banner: { js: `/*asimov-build:${randomUUID()}*/\n${metaUrl}` },
 });
+await Promise.all(Object.entries(COLD).map(([entry, name]) =>
+  build({ ...cjs, entryPoints: { [name]: entry }, plugins: [splitCold(name)], banner: { js: metaUrl } })));
 
 // The library, for `import { createGate } from 'asimov'`.
 await build({

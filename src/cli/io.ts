@@ -30,4 +30,15 @@ export const EXIT = {
   ask: 3,
 } as const;
 
-export class UsageError extends Error {}
+const USAGE_ERROR = Symbol.for('asimov.UsageError');
+
+/** A wrong option or argument. `instanceof` holds across bundles (see AsimovError). */
+export class UsageError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[USAGE_ERROR] === true;
+  }
+
+  get [USAGE_ERROR](): boolean {
+    return true;
+  }
+}

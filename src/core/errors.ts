@@ -16,6 +16,13 @@ export type ErrorCode =
   | 'wire_settings_invalid'
   | 'wire_io_error'
   | 'usage'
+  | 'mcp_pins_invalid'
+  | 'mcp_pins_io_error'
+  | 'path_refused'
+  | 'path_changed'
+  | 'io_error'
+  | 'exec_failed'
+  | 'upstream_failed'
   | 'internal';
 
 /** Where in a file an error was found. Lines and columns are 1-based. */
@@ -27,15 +34,29 @@ export interface ErrorLocation {
   key?: string;
 }
 
+/**
+ * Marks asimov's errors so that `instanceof` holds across bundles: the CLI's rarely used commands are built
+ * as separate bundles, each with its own copy of this class, and an error thrown in one is caught in another.
+ */
+const ASIMOV_ERROR = Symbol.for('asimov.AsimovError');
+
 export class AsimovError extends Error {
   readonly code: ErrorCode;
   readonly location: ErrorLocation | undefined;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[ASIMOV_ERROR] === true;
+  }
 
   constructor(code: ErrorCode, message: string, location?: ErrorLocation, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AsimovError';
     this.code = code;
     this.location = location;
+  }
+
+  get [ASIMOV_ERROR](): boolean {
+    return true;
   }
 
   /** `file:line: key: message`, the form people grep for and editors can jump to. */
