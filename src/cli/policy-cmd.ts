@@ -9,7 +9,8 @@ import { EXIT, type CliIO } from './io.ts';
 export const POLICY_HELP = `Usage: asimov policy [--cwd DIR] [--json]
 
 Shows the policy layers in effect for DIR (built-in, user, project, managed), their trust, the tiers
-they set, protected paths, allowed domains, and warnings. Exit status 1 when a policy file is broken.
+they set, protected paths, allowed domains, chains, MCP settings, and warnings. Exit status 1 when a
+policy file is broken.
 `;
 
 export async function policyCommand(argv: string[], io: CliIO): Promise<number> {
@@ -21,7 +22,7 @@ export async function policyCommand(argv: string[], io: CliIO): Promise<number> 
   const p = createGate({ audit: false, env: io.env }).policyFor(resolve(io.cwd, values.cwd ?? '.'));
   const overridden = [...p.overridden].map(([id, s]) => ({ id, ...(s as object) }));
   if (values.json) {
-    io.out(`${JSON.stringify({ projectRoot: p.projectRoot, sources: p.sources, overridden, protectedPaths: p.protectedPaths, allowedDomains: p.allowedDomains, defaultBranches: p.defaultBranches, judge: p.judge ?? null, tests: p.tests.length, warnings: p.warnings, hash: p.hash })}\n`);
+    io.out(`${JSON.stringify({ projectRoot: p.projectRoot, sources: p.sources, overridden, protectedPaths: p.protectedPaths, allowedDomains: p.allowedDomains, defaultBranches: p.defaultBranches, judge: p.judge ?? null, chains: p.chains ?? [], mcp: p.mcp ?? null, tools: p.gatedTools ?? null, tests: p.tests.length, warnings: p.warnings, hash: p.hash })}\n`);
     return EXIT.ok;
   }
   const lines = [`Project root: ${p.projectRoot}`, 'Layers (lowest first):'];
@@ -31,6 +32,10 @@ export async function policyCommand(argv: string[], io: CliIO): Promise<number> 
   lines.push(`Protected paths: ${p.protectedPaths.join(', ') || 'none'}`);
   lines.push(`Allowed domains: ${p.allowedDomains.join(', ') || 'none'}`);
   lines.push(`Default branches: ${p.defaultBranches.join(', ')}`);
+  lines.push(p.chains?.length ? 'Chains, in the order they run:' : 'Chains: none');
+  for (const c of p.chains ?? []) lines.push(`  [${c.tools.join(', ')}] ${c.command} (${c.timeoutMs} ms${c.optional ? ', optional' : ''}; ${c.source})`);
+  if (p.mcp) lines.push(`MCP proxy: ${JSON.stringify(p.mcp)}`);
+  if (p.gatedTools) lines.push(`Gated MCP tools: ${JSON.stringify(p.gatedTools)}`);
   lines.push(`Tests: ${p.tests.length}`);
   for (const w of p.warnings) lines.push(`Warning: ${w}`);
   lines.push(`Policy hash: ${p.hash}`);

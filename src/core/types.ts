@@ -82,7 +82,8 @@ export interface Classification {
   subjects?: string[];
 }
 
-export type DecisionLayer = 'static' | 'judge' | 'error';
+/** Which layer settled the verdict: Layer 1, the judge, an external chain from the policy, or a failure. */
+export type DecisionLayer = 'static' | 'judge' | 'chain' | 'error';
 
 /** The gate's answer to one call (DESIGN §2). */
 export interface Decision {

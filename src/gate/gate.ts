@@ -17,6 +17,7 @@ import { buildEvent, type AuditJudge } from '../audit/event.ts';
 import { judgeSwitchOn } from '../judge/switch.ts';
 import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
+import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains.ts';
 
 export interface AuditSink {
   append: (event: ReturnType<typeof buildEvent>) => unknown;
@@ -58,10 +59,11 @@ export interface DecideOptions {
 export interface Gate {
   /**
    * Decide one call: the static policy, then the judge for soft_deny/unknown calls when it is on
-   * (DESIGN §2). Never rejects: every failure is a deny.
+   * (DESIGN §2), then the policy's external chains for a call not denied. Never rejects: every failure
+   * is a deny. Adapters that enforce (hooks, the MCP proxy and tools) use this.
    */
   decide(call: ToolCall, opts?: DecideOptions): Promise<Decision>;
-  /** The static part only, synchronously (no judge). Never throws. */
+  /** The static part only, synchronously: no judge and no chains, so not for enforcing. Never throws. */
   decideStatic(call: ToolCall, opts?: DecideOptions): Decision;
   /** Layer 1's classification with its policy and context, for `explain`. Throws on policy errors. */
   inspect(call: ToolCall): { classification: Classification; policy: EffectivePolicy; ctx: RuleContext };
@@ -150,29 +152,64 @@ export function createGate(options: GateOptions = {}): Gate {
     } catch (e) {
       return record(call, errorDecision(e, decisionId, nowMs() - start), undefined);
     }
+    let decision: Decision;
+    let judge: AuditJudge | undefined;
     const judgeable = classification.tier === 'soft_deny' || classification.tier === 'unknown';
     if (!judgeable || !judgeSwitchOn(policy.judge !== undefined, env)) {
-      return record(call, resolveTier(classification, personAvailable, decisionId, nowMs() - start), policy.hash);
+      decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+    } else {
+      try {
+        judgeStep ??= (await import('../judge/review.ts')).createJudgeStep({ env, home, ...(options.trustStorePath !== undefined ? { trustStorePath: options.trustStorePath } : {}) });
+        const cwd = resolve(call.cwd);
+        const out = await judgeStep.review({
+          call: { ...call, cwd, projectRoot: call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot },
+          classification,
+          judgeConfig: policy.judge,
+          personAvailable,
+          decisionId,
+          elapsedMs: () => nowMs() - start,
+          ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+          ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+        });
+        if (!out) decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+        else ({ decision, judge } = out);
+      } catch (e) {
+        // The judge step catches the judge's own failures; anything escaping it is a bug, and a deny.
+        const d = errorDecision(e, decisionId, nowMs() - start);
+        return record(call, { ...d, tier: classification.tier, rule: classification.rule, findings: classification.findings }, policy.hash);
+      }
     }
+    if (decision.verdict !== 'deny' && policy.chains && policy.chains.length > 0) {
+      decision = await applyChains(call, decision, policy, personAvailable, opts, () => nowMs() - start);
+    }
+    return record(call, decision, policy.hash, judge);
+  };
+
+  /** The policy's external chains, after the static layer and the judge, for a call not already denied. */
+  const applyChains = async (
+    call: ToolCall,
+    decision: Decision,
+    policy: EffectivePolicy,
+    personAvailable: boolean,
+    opts: DecideOptions,
+    elapsedMs: () => number,
+  ): Promise<Decision> => {
     try {
-      judgeStep ??= (await import('../judge/review.ts')).createJudgeStep({ env, home, ...(options.trustStorePath !== undefined ? { trustStorePath: options.trustStorePath } : {}) });
+      const chains = chainsForCall(call, policy.chains ?? []);
+      if (chains.length === 0) return decision;
       const cwd = resolve(call.cwd);
-      const out = await judgeStep.review({
-        call: { ...call, cwd, projectRoot: call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot },
-        classification,
-        judgeConfig: policy.judge,
-        personAvailable,
-        decisionId,
-        elapsedMs: () => nowMs() - start,
+      const projectRoot = call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot;
+      const stop = await runChains(chains, chainPayload(call, cwd, decision.decisionId), {
+        cwd,
+        projectRoot,
+        env,
         ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
         ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       });
-      if (!out) return record(call, resolveTier(classification, personAvailable, decisionId, nowMs() - start), policy.hash);
-      return record(call, out.decision, policy.hash, out.judge);
+      return stop ? chainDecision(decision, stop, personAvailable, elapsedMs()) : { ...decision, ms: elapsedMs() };
     } catch (e) {
-      // The judge step catches the judge's own failures; anything escaping it is a bug, and a deny.
-      const d = errorDecision(e, decisionId, nowMs() - start);
-      return record(call, { ...d, tier: classification.tier, rule: classification.rule, findings: classification.findings }, policy.hash);
+      const d = errorDecision(e, decision.decisionId, elapsedMs());
+      return { ...d, tier: decision.tier, rule: decision.rule, findings: decision.findings };
     }
   };
 
@@ -214,6 +251,29 @@ export function resolveTier(c: Classification, personAvailable: boolean, decisio
     reason = `${c.reason} (No person can answer here, so it is refused.)`;
   }
   return { verdict, tier: c.tier, rule: c.rule, reason, layer: 'static', ms, findings: c.findings, decisionId };
+}
+
+/** A chain's word over the decision so far: a block or a failure denies; `ask` turns an allow into ask. */
+export function chainDecision(before: Decision, stop: ChainStop, personAvailable: boolean, ms: number): Decision {
+  const { chain, result } = stop;
+  const base = { ...before, layer: 'chain' as const, rule: `chain:${chain.command}`, ms };
+  delete base.errorCode;
+  const from = `the policy chain \`${chain.command}\` from ${chain.source}`;
+  if (result.kind === 'block') {
+    const reason = result.reason ? `${result.reason} (blocked by ${from})` : `Blocked by ${from}, which gave no reason.`;
+    return { ...base, verdict: 'deny', reason };
+  }
+  if (result.kind === 'ask') {
+    if (before.verdict === 'ask') return { ...before, ms };
+    const said = result.reason ? `${result.reason} (${from} asks for a person)` : `${capitalize(from)} asks for a person.`;
+    return personAvailable ? { ...base, verdict: 'ask', reason: said } : { ...base, verdict: 'deny', reason: `${said} No person can answer here, so it is refused.` };
+  }
+  const why = result.code === 'chain_aborted' ? '' : ' It is not marked optional, so the call is refused.';
+  return { ...base, verdict: 'deny', reason: `${capitalize(from)} could not decide: ${result.detail}.${why}`, errorCode: result.code };
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export function errorDecision(e: unknown, decisionId: string, ms: number): Decision {

@@ -14,6 +14,7 @@ import { checkCustomExamples, compileCustomRule, resolvePathGlobs } from './cust
 import type { PolicyTest } from './policy-tests.ts';
 import { testsFromFile } from './policy-tests.ts';
 import { sha256 } from './trust.ts';
+import { mergeTrustedSettings } from './trusted-settings.ts';
 
 export type LayerName = 'builtin' | 'user' | 'project' | 'managed';
 export type FileLayerName = Exclude<LayerName, 'builtin'>;
@@ -52,6 +53,37 @@ export interface AllowOverride {
   source: string;
 }
 
+/** Tool classes a chain can be attached to (`all` covers every call). */
+export type ChainToolClass = 'shell' | 'write' | 'edit' | 'read' | 'fetch' | 'search' | 'mcp' | 'all';
+
+/** One external command following Claude Code's PreToolUse contract (JSON on stdin; exit 0 passes, 2 blocks). */
+export interface ChainSpec {
+  tools: ChainToolClass[];
+  /** Run through /bin/sh -c, in the call's cwd. */
+  command: string;
+  timeoutMs: number;
+  /** When true, a chain that cannot answer (missing, timed out, crashed) passes instead of denying; a block always denies. */
+  optional: boolean;
+  /** The policy file that declared it. */
+  source: string;
+}
+
+export interface McpSettings {
+  /** Upstream tool names whose `command`-like argument is a shell command (on top of the built-in list and schema detection). */
+  shellTools: string[];
+  /** Root URIs/paths the proxy may forward upstream in roots/list (absolute); empty: only the project root. */
+  roots: string[];
+}
+
+export interface GatedToolsSettings {
+  /** Environment variables passed to commands on top of the built-in allowlist (never loader variables). */
+  env: string[];
+  /** Directories the tools may touch besides the working directory (absolute). */
+  roots: string[];
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
 /** The merged policy for one project, as the classifier consumes it. */
 export interface EffectivePolicy {
   /** Built-in and custom rules, each carrying its EFFECTIVE tier. A custom rule may appear twice (shell and tool side). */
@@ -67,6 +99,12 @@ export interface EffectivePolicy {
   allowedDomains: string[];
   defaultBranches: string[];
   judge?: JudgeConfig;
+  /** External hook chains run by the gate after the static layer (`chains:`; trusted files only: they run commands). */
+  chains?: ChainSpec[];
+  /** How the MCP proxy reads tools (`mcp:`). */
+  mcp?: McpSettings;
+  /** Limits of asimov's own gated MCP tools (`tools:`). */
+  gatedTools?: GatedToolsSettings;
   tests: PolicyTest[];
   sources: PolicySource[];
   /** Things a person should know (ignored untrusted loosening, locked rules, managed conflicts). */
@@ -300,7 +338,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
   }
 
   // 5. Lists and settings. Tightening ones (protected paths, default branches) apply from every file;
-  // loosening ones (allowed domains, the judge) only from trusted files.
+  // loosening ones (allowed domains, the judge) and those that run commands (chains) only from trusted files.
   const protectedPaths: string[] = [];
   const allowedDomains: string[] = [];
   const defaultBranches: string[] = [...DEFAULT_BRANCHES];
@@ -324,6 +362,8 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     });
     tests.push(...fileTests);
   }
+
+  const settings = mergeTrustedSettings(layers, { home: o.home, projectRoot: o.projectRoot, isTrusted: (l) => trusted.get(l) === true, ignore });
 
   for (const [l, list] of ignored) {
     const items = [...list]
@@ -365,6 +405,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     allowedDomains: [...new Set(allowedDomains)],
     defaultBranches: [...new Set(defaultBranches)],
     ...(judge ? { judge } : {}),
+    ...settings,
     tests,
     sources,
     warnings,

@@ -3,6 +3,7 @@
 // zod/mini rather than full zod: the same validation core without the chainable classes, which
 // halves this module's load time in the bundled CLI, a process that starts once per tool call.
 
+import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import type { Tier } from '../core/types.ts';
 import type { ErrorLocation } from '../core/errors.ts';
@@ -18,6 +19,18 @@ export const JUDGE_PROVIDERS = ['anthropic', 'openai', 'claude-cli'] as const;
  * a judge failure must never open the gate.
  */
 export const ON_UNCERTAIN = ['ask', 'deny'] as const;
+/** What a chain can be attached to: a tool kind, or `all` for every call (unknown tools included). */
+export const CHAIN_TOOL_CLASSES = [...TOOL_KINDS, 'all'] as const;
+/** A chain's own timeout: long enough for a real check, short enough that a hook still answers in time. */
+export const CHAIN_DEFAULT_TIMEOUT_MS = 5_000;
+export const CHAIN_MAX_TIMEOUT_MS = 60_000;
+/** Defaults and bounds of the gated MCP tools (`tools:`). */
+export const GATED_TOOLS_DEFAULT_TIMEOUT_MS = 120_000;
+export const GATED_TOOLS_MAX_TIMEOUT_MS = 600_000;
+export const GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
+/** Well under the 10 MB message size at which MCP's stdio transport drops the connection, even JSON-escaped. */
+export const GATED_TOOLS_MAX_OUTPUT_BYTES = 4 * 1_048_576;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Custom rule ids: dotted, lower-case, at least two parts (`local.no-prod-psql`). */
 export const RULE_ID_RE = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
@@ -31,6 +44,14 @@ function toList(v: unknown): unknown {
 /** A string that must not be empty, with our message rather than zod's. */
 function nonEmpty(message: string) {
   return z.string().check(z.minLength(1, message));
+}
+
+/** A positive whole number of milliseconds up to `max`, with our messages. */
+function millis(key: string, max: number, maxText: string) {
+  const whole = `${key} must be a whole number of milliseconds`;
+  return z
+    .number({ error: whole })
+    .check(z.int(whole), z.positive(`${key} must be positive`), z.maximum(max, `${key} must be at most ${max} (${maxText})`));
 }
 
 function nonEmptyStrings(what: string) {
@@ -123,17 +144,57 @@ function buildSchemas() {
     provider: z.optional(z.enum(JUDGE_PROVIDERS)),
     model: z.optional(nonEmpty('model must not be empty')),
     baseUrl: z.optional(z.string().check(z.refine((u) => /^https?:\/\/[^\s/]+/.test(u), 'baseUrl must be an http:// or https:// URL'))),
-    timeoutMs: z.optional(
-      z
-        .number({ error: 'timeoutMs must be a whole number of milliseconds' })
-        .check(
-          z.int('timeoutMs must be a whole number of milliseconds'),
-          z.positive('timeoutMs must be positive'),
-          z.maximum(600_000, 'timeoutMs must be at most 600000 (10 minutes)'),
-        ),
-    ),
+    timeoutMs: z.optional(millis('timeoutMs', 600_000, '10 minutes')),
     onUncertain: z.optional(z.enum(ON_UNCERTAIN)),
     sendUserRequest: z.optional(z.boolean({ error: 'sendUserRequest must be true or false' })),
+  });
+
+  const chainSchema = z.strictObject({
+    tools: z.pipe(
+      z.transform(toList),
+      z.array(z.enum(CHAIN_TOOL_CLASSES)).check(z.minLength(1, `give at least one tool class: ${CHAIN_TOOL_CLASSES.join(', ')}`)),
+    ),
+    command: z.string().check(z.trim(), z.minLength(1, 'command must not be empty')),
+    timeoutMs: z.optional(millis('timeoutMs', CHAIN_MAX_TIMEOUT_MS, 'one minute')),
+    optional: z.optional(z.boolean({ error: 'optional must be true or false' })),
+  });
+
+  const envNameSchema = z.string().check(z.regex(ENV_NAME_RE, 'an environment variable name is letters, digits and _, not starting with a digit'));
+
+  // A directory: a path (absolute, `~/…` or relative to the project) or a file:// URI, as MCP roots are written.
+  const rootSchema = nonEmpty('a root directory must not be empty').check(
+    z.superRefine((r, ctx) => {
+      if (r.startsWith('file:')) {
+        try {
+          fileURLToPath(r);
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', message: `"${r}" is not a usable file:// URI: ${(e as Error).message}` });
+        }
+      } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(r)) {
+        ctx.addIssue({ code: 'custom', message: `"${r}" is not a directory; give a path or a file:// URI` });
+      }
+    }),
+  );
+  const rootsSchema = z.pipe(z.transform(toList), z.array(rootSchema).check(z.minLength(1, 'give at least one root directory')));
+
+  const mcpSchema = z.strictObject({
+    shellTools: z.optional(nonEmptyStrings('tool name')),
+    roots: z.optional(rootsSchema),
+  });
+
+  const toolsSchema = z.strictObject({
+    env: z.optional(z.pipe(z.transform(toList), z.array(envNameSchema).check(z.minLength(1, 'give at least one variable name')))),
+    roots: z.optional(rootsSchema),
+    timeoutMs: z.optional(millis('timeoutMs', GATED_TOOLS_MAX_TIMEOUT_MS, '10 minutes')),
+    maxOutputBytes: z.optional(
+      z
+        .number({ error: 'maxOutputBytes must be a whole number of bytes' })
+        .check(
+          z.int('maxOutputBytes must be a whole number of bytes'),
+          z.positive('maxOutputBytes must be positive'),
+          z.maximum(GATED_TOOLS_MAX_OUTPUT_BYTES, `maxOutputBytes must be at most ${GATED_TOOLS_MAX_OUTPUT_BYTES} (4 MiB)`),
+        ),
+    ),
   });
 
   const testSchema = z
@@ -177,9 +238,12 @@ function buildSchemas() {
     allowedDomains: z.nullish(z.pipe(z.transform(toList), z.array(domainSchema))),
     defaultBranches: z.nullish(nonEmptyStrings('branch name')),
     judge: z.nullish(judgeSchema),
+    chains: z.nullish(z.array(chainSchema)),
+    mcp: z.nullish(mcpSchema),
+    tools: z.nullish(toolsSchema),
     tests: z.nullish(z.array(testSchema)),
   });
-  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, testSchema, policySchema };
+  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, testSchema, policySchema };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -194,6 +258,9 @@ export type PolicyDocument = z.infer<Schemas['policySchema']>;
 export type CustomRuleDef = z.infer<Schemas['customRuleSchema']>;
 export type MatchDef = z.infer<Schemas['matchSchema']>;
 export type JudgeConfig = z.infer<Schemas['judgeSchema']>;
+export type ChainDef = z.infer<Schemas['chainSchema']>;
+export type McpDef = z.infer<Schemas['mcpSchema']>;
+export type ToolsDef = z.infer<Schemas['toolsSchema']>;
 export type TestDef = z.infer<Schemas['testSchema']>;
 
 /** A key path into the document: map keys and list indexes. */
@@ -292,9 +359,14 @@ interface Issue {
   input?: unknown;
 }
 
-/** The keys of a policy file and of its `judge`, spelled out so suggestions need no schema built (a test keeps them equal). */
-export const TOP_LEVEL_KEYS = ['version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'judge', 'tests'] as const;
+/** The keys of a policy file and of its sections, spelled out so suggestions need no schema built (a test keeps them equal). */
+export const TOP_LEVEL_KEYS = [
+  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'judge', 'chains', 'mcp', 'tools', 'tests',
+] as const;
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
+export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;
+export const MCP_KEYS = ['shellTools', 'roots'] as const;
+export const TOOLS_KEYS = ['env', 'roots', 'timeoutMs', 'maxOutputBytes'] as const;
 
 /** Keys each kind of mapping accepts, for "did you mean" on unknown keys. */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
@@ -306,6 +378,9 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   'custom[].examples.match[]': ['tool', 'input'],
   'custom[].examples.notMatch[]': ['tool', 'input'],
   judge: JUDGE_KEYS,
+  'chains[]': CHAIN_KEYS,
+  mcp: MCP_KEYS,
+  tools: TOOLS_KEYS,
   'tests[]': ['command', 'tool', 'input', 'cwd', 'expect', 'rule'],
 };
 

@@ -15,8 +15,9 @@ const HEADER = [
   'before it runs. Tiers, most severe first: hard_deny (always refused) > soft_deny and unknown',
   '(a person, or the judge if configured, decides) > allow (runs).',
   'This file may TIGHTEN the policy freely. Settings that LOOSEN it (a lower tier, allow rules,',
-  'allowedDomains, judge) apply only after you review the file and run `asimov trust`; any edit',
-  'needs trusting again. Remove the `# ` in front of a block to use it; `asimov test` checks the file.',
+  'allowedDomains, judge, mcp, tools) or run commands (chains) apply only after you review the file',
+  'and run `asimov trust`; any edit needs trusting again. Remove the `# ` in front of a block to use',
+  'it; `asimov test` checks the file.',
 ];
 
 const SECTIONS: Section[] = [
@@ -116,6 +117,33 @@ const SECTIONS: Section[] = [
   timeoutMs: 30000
   onUncertain: ask                     # ask | deny: when the judge is unsure, fails or times out
   sendUserRequest: false               # true: the judge also sees the user's own messages (Claude Code)`,
+  },
+  {
+    explain: [
+      'chains: your own checks, run after asimov allows (or would ask about) a call, in order. Each gets the call',
+      "as a Claude Code PreToolUse hook payload on stdin; exit 0 passes, exit 2 blocks with stderr as the reason.",
+      'A chain that cannot answer (missing, timed out, another exit code) blocks unless `optional: true`.',
+      'Chains run commands, so they need `asimov trust`. Relative commands start from this project.',
+    ],
+    yaml: `chains:
+  - tools: [shell]                     # shell | write | edit | read | fetch | search | mcp | all
+    command: ./scripts/check-command.sh
+    timeoutMs: 5000                    # default 5000, at most 60000
+    optional: false                    # true: a missing, failing or slow chain passes instead of blocking`,
+  },
+  {
+    explain: ['mcp: how `asimov mcp proxy` reads upstream tools (loosening: needs `asimov trust`).'],
+    yaml: `mcp:
+  shellTools: [run_command_custom]     # tools whose \`command\` argument is a shell command, analysed as one
+  roots: [~/shared-data]               # directories the proxy may pass upstream as roots, besides the project`,
+  },
+  {
+    explain: ["tools: limits of `asimov mcp tools`, asimov's own gated bash/read/write/edit (loosening: needs `asimov trust`)."],
+    yaml: `tools:
+  env: [GITHUB_TOKEN]                  # environment variables passed to commands, besides the basic ones
+  roots: [~/other-repo]                # directories the tools may touch besides the working directory
+  timeoutMs: 120000                    # a command's time limit; at most 600000
+  maxOutputBytes: 1048576              # output kept per call; at most 4194304`,
   },
   {
     explain: ['tests: calls and the tier (or verdict allow/deny/ask) they must get; `asimov test` runs them.'],

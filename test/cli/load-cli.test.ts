@@ -37,9 +37,10 @@ test('the built CLI loads with its code cache, and a changed source is compiled 
 test('the per-call bundle leaves the occasional commands and the judge to their own bundles', () => {
   const hot = readFileSync(join(ROOT, 'dist', 'cli.cjs'), 'utf8');
   // Function names as the minified bundles keep them (keepNames writes each as a string literal).
-  for (const [bundle, marker] of [['cmd-wire.cjs', '"planClaudeHooks"'], ['cmd-doctor.cjs', '"doctorClaude"'], ['judge-review.cjs', '"createJudgeStep"'], ['cmd-judge.cjs', '"judgeCommand"']]) {
+  const split: Array<[string, string]> = [['cmd-wire.cjs', '"planClaudeHooks"'], ['cmd-doctor.cjs', '"doctorClaude"'], ['judge-review.cjs', '"createJudgeStep"'], ['cmd-judge.cjs', '"judgeCommand"']];
+  for (const [bundle, marker] of split) {
     assert.ok(!hot.includes(marker), `dist/cli.cjs holds ${marker}`);
-    assert.ok(readFileSync(join(ROOT, 'dist', bundle!), 'utf8').includes(marker!), `dist/${bundle} lacks ${marker}`);
+    assert.ok(readFileSync(join(ROOT, 'dist', bundle), 'utf8').includes(marker), `dist/${bundle} lacks ${marker}`);
   }
   // The hook path itself stays in the per-call bundle.
   assert.ok(hot.includes('"hookCommand"') && hot.includes('"claudeProtocol"'));
