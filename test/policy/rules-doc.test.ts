@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { recommended } from '../../src/policy/rules/index.ts';
 import { rulesMarkdown } from '../../src/policy/rules-doc.ts';
+import { parsePolicyText } from '../../src/policy/load.ts';
 
 test('docs/rules.md matches the built-in rules (regenerate with `asimov rules --markdown > docs/rules.md`)', () => {
   const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
@@ -38,4 +39,12 @@ test('every rule family has a test file that runs its examples through the whole
     assert.ok(readdirSync(dir).includes(`${base}.test.ts`) || texts.some((t) => t.includes(`rules/${base}.ts`)), `no test for src/policy/rules/${m}`);
   }
   assert.ok(families.size > 10);
+});
+
+test("the README's policy file example is a valid policy file", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Policy files'));
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(yaml, 'no yaml block under "## Policy files"');
+  assert.doesNotThrow(() => parsePolicyText(yaml, 'README.md'));
 });
