@@ -1,5 +1,7 @@
 // What every command gets: its arguments' environment and where to write, so tests can capture output.
 
+import { fstatSync, read } from 'node:fs';
+
 export interface CliIO {
   out: (s: string) => void;
   err: (s: string) => void;
@@ -9,11 +11,35 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Standard input. When it is a regular file (`asimov check --batch < calls.jsonl`), it is read straight
+ * from fd 0, which skips setting up a stream. A pipe or a terminal goes through `process.stdin`: a read
+ * blocked on a pipe in libuv's threadpool would keep the process from exiting at a hook's deadline.
+ */
+function readStdin(): AsyncIterable<string | Buffer> {
+  let file = false;
+  try {
+    file = fstatSync(0).isFile();
+  } catch {
+    file = false;
+  }
+  return file ? readFileFd0() : process.stdin;
+}
+
+async function* readFileFd0(): AsyncIterable<Buffer> {
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    const n = await new Promise<number>((res, rej) => read(0, buf, 0, buf.length, null, (e, k) => (e ? rej(e) : res(k))));
+    if (n === 0) return;
+    yield Buffer.from(buf.subarray(0, n));
+  }
+}
+
 export function processIO(): CliIO {
   return {
     out: (s) => { process.stdout.write(s); },
     err: (s) => { process.stderr.write(s); },
-    stdin: () => process.stdin,
+    stdin: readStdin,
     cwd: process.cwd(),
     env: process.env,
   };

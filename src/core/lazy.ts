@@ -3,6 +3,7 @@
 
 import { createRequire } from 'node:module';
 import type * as Crypto from 'node:crypto';
+import type * as ChildProcess from 'node:child_process';
 
 declare const require: NodeJS.Require | undefined;
 
@@ -10,6 +11,13 @@ declare const require: NodeJS.Require | undefined;
 const nodeRequire: NodeJS.Require = typeof require === 'function' ? require : createRequire(import.meta.url);
 
 let crypto: typeof Crypto | undefined;
+let childProcess: typeof ChildProcess | undefined;
+
+/** node:child_process (with node:net under it, ~5 ms): only calls that run something need it. */
+export function lazyChildProcess(): typeof ChildProcess {
+  childProcess ??= nodeRequire('node:child_process') as typeof ChildProcess;
+  return childProcess;
+}
 
 export function lazyCrypto(): typeof Crypto {
   crypto ??= nodeRequire('node:crypto') as typeof Crypto;

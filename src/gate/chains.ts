@@ -3,7 +3,7 @@
 // passes, exit 2 blocks with stderr as the reason. Anything else a chain does (another exit code, no
 // answer in time, a missing command) denies, unless the policy marked the chain optional.
 
-import { spawn } from 'node:child_process';
+import { lazyChildProcess } from '../core/lazy.ts';
 import type { ToolCall } from '../core/types.ts';
 import type { ChainSpec } from '../policy/layers.ts';
 
@@ -92,7 +92,7 @@ export function runChain(chain: ChainSpec, stdin: string, o: ChainRunOptions): P
     let done = false;
     let timer: NodeJS.Timeout | undefined;
 
-    const child = spawn('/bin/sh', ['-c', chain.command], {
+    const child = lazyChildProcess().spawn('/bin/sh', ['-c', chain.command], {
       cwd: o.cwd,
       env: { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot },
       detached: true, // its own process group (and session), so the whole tree can be killed at once

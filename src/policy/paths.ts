@@ -258,11 +258,17 @@ interface Compiled {
   anywhere: ((comps: readonly string[]) => boolean) | null;
 }
 
-/** One regular expression for a list of globs: far cheaper to test than picomatch's per-pattern matchers. */
+/**
+ * One regular expression for a list of globs: far cheaper to test than picomatch's per-pattern matchers.
+ * Compiled on first use, not at load: a hook process that never meets a path of that kind (most calls)
+ * should not pay the few milliseconds picomatch takes for all of them.
+ */
 function compileGlobs(list: readonly string[], opts: { dot: boolean; nocase?: boolean }): (s: string) => boolean {
-  const sources = list.map((g) => `(?:${picomatch.makeRe(g, opts).source})`);
-  const re = new RegExp(sources.join('|'), opts.nocase ? 'i' : '');
-  return (s) => re.test(s);
+  let re: RegExp | undefined;
+  return (s) => {
+    re ??= new RegExp(list.map((g) => `(?:${picomatch.makeRe(g, opts).source})`).join('|'), opts.nocase ? 'i' : '');
+    return re.test(s);
+  };
 }
 
 /** A matcher for runs of components (lower-cased) found anywhere in a lower-cased component list. */
