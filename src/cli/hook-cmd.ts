@@ -3,15 +3,15 @@
 
 import { parseArgs } from 'node:util';
 import { DEFAULT_DEADLINE_MS } from '../wire/hook-command.ts';
-import { runHook, type HookProtocol, type HookReply } from '../adapters/hook-runtime.ts';
-import { claudeProtocol, type OnAllow } from '../adapters/claude.ts';
+import { runHook, type HookReply } from '../adapters/hook-runtime.ts';
+import { HOOK_PROTOCOLS } from '../adapters/registry.ts';
 import { createGate } from '../gate/gate.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 const USAGE = `Usage: asimov hook <client> [--on-allow approve|passthrough] [--deadline-ms N]
 
 Reads one hook payload on stdin and replies as the client expects. Installed by \`asimov wire\`.
-Clients: claude
+Clients: ${Object.keys(HOOK_PROTOCOLS).join(', ')}
 
   --on-allow approve      an allowed call skips the client's own permission prompt (default)
   --on-allow passthrough  an allowed call is left to the client's normal permission flow
@@ -19,9 +19,7 @@ Clients: claude
                           (default ${DEFAULT_DEADLINE_MS}; the installed command line kills asimov soon after)
 `;
 
-const CLIENTS: Record<string, (o: { onAllow: OnAllow; cwd: string }) => HookProtocol<never>> = {
-  claude: (o) => claudeProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
-};
+const CLIENTS = HOOK_PROTOCOLS;
 
 export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   // Start of the process, not of this function: node's own start-up counts against the client's patience.

@@ -8,7 +8,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AsimovError } from '../core/errors.ts';
 import { findProjectRoot } from '../policy/load.ts';
-import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from '../wire/claude.ts';
+import { WIRE_TARGETS, type WireTarget } from '../wire/targets.ts';
 import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
 import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
 import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file.ts';
@@ -30,16 +30,6 @@ wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*")
 
 A settings file that is not valid JSON is never rewritten: the error names its line and column.
 `;
-
-const SCOPES = ['user', 'project', 'local'] as const;
-type Scope = (typeof SCOPES)[number];
-
-/** Modes for a settings file and its directory created by wire: the project file is meant to be shared. */
-const MODES: Record<Scope, { fileMode: number; dirMode: number }> = {
-  user: { fileMode: 0o600, dirMode: 0o700 },
-  project: { fileMode: 0o644, dirMode: 0o755 },
-  local: { fileMode: 0o600, dirMode: 0o755 },
-};
 
 export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -71,15 +61,16 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
   const client = positionals[0];
   if (client === undefined) throw new UsageError('name a client (asimov wire claude), or use --list');
   if (positionals.length > 1) throw new UsageError('wire one client at a time');
-  if (client !== 'claude') {
+  const target = WIRE_TARGETS[client];
+  if (!target) {
     const known = findClient(client);
     io.err(known
-      ? `asimov wire: ${known.label} (${client}) is not supported yet; only claude can be wired for now.\n`
+      ? `asimov wire: ${known.label} (${client}) is not supported yet; these can be wired: ${Object.keys(WIRE_TARGETS).join(', ')}.\n`
       : `asimov wire: unknown client '${client}'. 'asimov wire --list' shows the clients asimov knows.\n`);
     return EXIT.error;
   }
-  const scope = (values.scope ?? 'user') as Scope;
-  if (!SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}, got '${values.scope}'`);
+  const scope = values.scope ?? target.scopes[0]!;
+  if (!target.scopes.includes(scope)) throw new UsageError(`--scope must be one of ${target.scopes.join(', ')}, got '${values.scope}'`);
   const onAllow = values['on-allow'];
   if (onAllow !== undefined && onAllow !== 'approve' && onAllow !== 'passthrough') {
     throw new UsageError(`--on-allow must be approve or passthrough, got '${onAllow}'`);
@@ -91,7 +82,7 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       throw new UsageError(`--deadline-ms must be a whole number from 100 to 600000, got '${values['deadline-ms']}'`);
     }
   }
-  return wireClaude(io, {
+  return wireTarget(io, target, {
     home, cwd, scope,
     dryRun: values['dry-run'] === true,
     uninstall: values.uninstall === true,
@@ -100,20 +91,21 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
   });
 }
 
-interface WireClaudeOptions {
+interface WireOptions {
   home: string;
   cwd: string;
-  scope: Scope;
+  scope: string;
   dryRun: boolean;
   uninstall: boolean;
   args: string[];
   deadlineMs?: number;
 }
 
-async function wireClaude(io: CliIO, o: WireClaudeOptions): Promise<number> {
+async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<number> {
   const projectRoot = findProjectRoot(o.cwd);
-  const file = claudeSettingsPaths({ home: o.home, projectRoot, env: io.env })[o.scope];
-  const out: string[] = [`Claude Code settings (${o.scope}): ${file}`];
+  const ctx = { home: o.home, projectRoot, env: io.env };
+  const file = t.configPath(o.scope, ctx);
+  const out: string[] = [`${t.label} (${o.scope}): ${file}`];
   if (o.scope !== 'user' && !existsSync(resolve(projectRoot, '.git')) && !existsSync(resolve(projectRoot, '.asimov'))) {
     out.push(`  note: no .git or .asimov above ${o.cwd}, so the project root is taken to be that directory`);
   }
@@ -126,13 +118,13 @@ async function wireClaude(io: CliIO, o: WireClaudeOptions): Promise<number> {
     const asimovPath = locateAsimovEntry();
     if (asimovPath === null) {
       io.err(`asimov wire: cannot find asimov's entry point bin/asimov.cjs beside this program (${fileURLToPath(import.meta.url)}).\n`
-        + 'The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (npx asimov wire claude).\n');
+        + `The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (npx asimov wire ${t.client}).\n`);
       return EXIT.error;
     }
     const watchdog = detectWatchdog(io.env);
     noWatchdog = watchdog.kind === 'none';
     const built = buildHookCommand({
-      client: 'claude', nodePath: process.execPath, asimovPath, args: o.args, watchdog,
+      client: t.client, nodePath: process.execPath, asimovPath, args: o.args, watchdog,
       ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
     });
     command = built.command;
@@ -145,17 +137,18 @@ async function wireClaude(io: CliIO, o: WireClaudeOptions): Promise<number> {
   let plan;
   try {
     text = readTextFile(target.realPath);
-    plan = planClaudeHooks(text, { command, timeoutSec, events: CLAUDE_HOOK_EVENTS, uninstall: o.uninstall, file });
+    plan = t.plan(text, { command, timeoutSec, uninstall: o.uninstall, file });
   } catch (e) {
     if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
       io.out(`${out.join('\n')}\n`);
-      io.err(`asimov wire: ${e.toString()}\nThe file was not changed. Claude Code cannot read it either; fix it, then run this again.\n`);
+      io.err(`asimov wire: ${e.toString()}\nThe file was not changed. The client cannot read it either; fix it, then run this again.\n`);
       return EXIT.error;
     }
     throw e;
   }
 
-  if (plan.changes.length === 0) {
+  const extras = t.extraWrites?.({ command, timeoutSec, uninstall: o.uninstall, file, scope: o.scope, ctx, configText: plan.text }) ?? [];
+  if (plan.changes.length === 0 && extras.every((x) => x.changes.length === 0)) {
     out.push(o.uninstall ? '  nothing to change: no asimov hooks in this file' : '  nothing to change: asimov\'s hooks are installed and current');
     io.out(`${out.join('\n')}\n`);
     return EXIT.ok;
@@ -164,15 +157,16 @@ async function wireClaude(io: CliIO, o: WireClaudeOptions): Promise<number> {
   out.push(...plan.changes.map((c) => `  ${c}`));
   if (o.dryRun) {
     out.push('', lineDiff(text ?? '', plan.text ?? ''), 'dry run: nothing was written');
-  } else {
-    writeFileAtomic(file, plan.text ?? '', MODES[o.scope]);
+  } else if (plan.changes.length > 0) {
+    writeFileAtomic(file, plan.text ?? '', t.modes(o.scope));
     out.push(`  written${target.viaSymlink ? ` to ${target.realPath}` : ''}`);
   }
-  if (!o.uninstall && o.scope === 'project') {
-    out.push('  note: the hook names node and asimov by absolute paths on this machine; others using this project',
-      '  should run `asimov wire claude` (user or local scope) themselves rather than rely on this file.');
+  for (const x of extras) {
+    if (x.changes.length === 0) continue;
+    out.push(`${x.file}:`, ...x.changes.map((c) => `  ${c}`));
+    if (!o.dryRun) writeFileAtomic(x.file, x.text ?? '', t.modes(o.scope));
   }
-  if (!o.uninstall && !o.dryRun) out.push('  Claude Code sessions already running may need a restart to pick this up; `asimov doctor` checks it.');
+  if (!o.uninstall && !o.dryRun) out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
   io.out(`${out.join('\n')}\n`);
   if (noWatchdog) {
     io.err('asimov wire: warning: neither `timeout` nor `perl` is on PATH, so the hook has no watchdog: a hang inside asimov would\n'
