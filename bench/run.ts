@@ -12,13 +12,13 @@ import { summaryTable, type SummaryRow } from './report.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
-const SECTIONS = ['corpora', 'speed', 'fuzz', 'judge', 'claude'] as const;
+const SECTIONS = ['corpora', 'speed', 'fuzz', 'judge', 'claude', 'mcp'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx bench/run.ts [options])
 
   --corpus DIR      corpus directory (default: $ASIMOV_CORPUS_DIR, else ../shared/corpus next to the repository)
-  --only LIST       run only these sections, comma-separated: corpora, speed, fuzz, judge, claude
+  --only LIST       run only these sections, comma-separated: corpora, speed, fuzz, judge, claude, mcp
   --fuzz N          number of fuzz inputs (default 100000)
   --seed N          fuzz seed (default: random, printed)
   --rounds N        rounds of the alternating process-start measurement (default 25)
@@ -208,6 +208,15 @@ async function main(argv: string[]): Promise<number> {
       console.log(formatClaudeBench(c));
       summary.push(...claudeBenchRows(c));
       json.claude = c;
+    }
+
+    if (opts.only.has('mcp')) {
+      heading('6. MCP proxy');
+      const { runMcpBench, formatMcpBench, mcpBenchRows } = await import('./mcp.ts');
+      const m = await runMcpBench(REPO_ROOT, join(REPO_ROOT, 'bench'));
+      console.log(formatMcpBench(m));
+      summary.push(...mcpBenchRows(m));
+      json.mcp = m;
     }
 
     json.loadAverageAtEnd = loadavg()[0];

@@ -3,8 +3,9 @@
 
 import { describeError } from '../core/errors.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+import { VERSION } from './version.ts';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 
 const HELP = `asimov ${VERSION}: a firewall for the tool calls of AI coding agents
 
@@ -29,6 +30,7 @@ Clients:
   wire      install asimov's hooks in an agent client (claude), remove them, or --list clients
   hook      answer one hook call of an agent client (installed by wire)
   doctor    check that a client runs asimov before every tool call, and what to fix
+  mcp       proxy | tools | scan | pins: the MCP firewall proxy and the gated MCP tools
 
 Run \`asimov <command> --help\` for a command's options.
 `;
@@ -48,6 +50,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   wire: async () => (await import('./wire-cmd.ts')).wireCommand,
   hook: async () => (await import('./hook-cmd.ts')).hookCommand,
   doctor: async () => (await import('./doctor-cmd.ts')).doctorCommand,
+  mcp: async () => (await import('./mcp-cmd.ts')).mcpCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -1,0 +1,202 @@
+// What the proxy checks when the gate is on: the tool list the client sees (hidden tools removed by the
+// tool guard), every tools/call (the tool guard, then the gate, with no person on the line), and the roots
+// the upstream is told about. The relay (proxy.ts) forwards everything else untouched.
+
+import { randomId, nowMs } from '../../core/lazy.ts';
+import { describeError } from '../../core/errors.ts';
+import type { Decision, ToolCall } from '../../core/types.ts';
+import { findProjectRoot } from '../../policy/load.ts';
+import type { EffectivePolicy } from '../../policy/layers.ts';
+import { buildEvent } from '../../audit/event.ts';
+import { createAuditWriter, type AuditWriter } from '../../audit/writer.ts';
+import type { DecideOptions, Gate } from '../../gate/gate.ts';
+import { toToolCall, type CallContext } from './call-mapping.ts';
+import { toolErrorResult, type Params } from './jsonrpc.ts';
+import { allowedRootDirs, filterRoots } from './roots.ts';
+import type { ToolDef, ToolGuard } from './tool-guard.ts';
+import type { CancelToken } from './upstream.ts';
+
+export interface Firewall {
+  /** A tools/list result on its way to the client, without the tools the guard hides. */
+  reviewList(params: Params | undefined, result: Params): Promise<Params>;
+  /** Null when the call may go upstream; else the tool error result the client gets instead. */
+  check(params: Params | undefined, callId: string, cancel: CancelToken): Promise<Params | null>;
+  /** Lists and reviews the upstream's tools again (after tools/list_changed): a rug pull is hidden. */
+  refresh(): Promise<void>;
+  /** The upstream session was replaced: its tools are listed again before the next call. */
+  invalidate(): void;
+  /** A roots/list answer on its way upstream, with only the roots the policy allows. */
+  filterRoots(result: Params): Params;
+}
+
+export interface FirewallOptions {
+  gate: Gate;
+  guard: ToolGuard;
+  /** The `<server>` of `mcp__<server>__<tool>`. */
+  server: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  sessionId: string;
+  /** Every tool the upstream lists (all pages). */
+  listTools: () => Promise<ToolDef[]>;
+  log: (line: string) => void;
+}
+
+/** The rule id an audit line carries when the tool guard, not the policy, refused a call. */
+export const TOOL_GUARD_RULE = 'mcp.tool-guard';
+
+/**
+ * The gate's options for one call. Its signal (which stops a judge or a chain when the client cancels the
+ * call) is made only if the gate reads it: most calls are settled by the policy alone, and an AbortSignal
+ * per call is a measurable part of the proxy's cost.
+ */
+function decideOptions(cancel: CancelToken): DecideOptions {
+  let ac: AbortController | undefined;
+  const opts: DecideOptions = { personAvailable: false };
+  Object.defineProperty(opts, 'signal', {
+    enumerable: true,
+    get: () => {
+      if (!ac) {
+        const made = new AbortController();
+        cancel.onCancel(() => made.abort(cancel.reason));
+        ac = made;
+      }
+      return ac.signal;
+    },
+  });
+  return opts;
+}
+
+export function blockedText(rule: string | null, reason: string): string {
+  return `asimov blocked this call${rule ? ` [${rule}]` : ''}: ${reason}`;
+}
+
+export function createFirewall(o: FirewallOptions): Firewall {
+  const projectRoot = findProjectRoot(o.cwd);
+  let defs = new Map<string, ToolDef>();
+  let listedOnce = false;
+  let stale = false;
+  let listing: Promise<void> | null = null;
+  let visibleNames = new Set<string>();
+  let hiddenShown = '';
+  let audit: AuditWriter | null | undefined;
+
+  // The gate keeps each project's policy for its lifetime; so does this (looking it up walks the directory tree).
+  let loaded: EffectivePolicy | undefined;
+  const policy = (): EffectivePolicy | null => {
+    try {
+      loaded ??= o.gate.policyFor(o.cwd);
+      return loaded;
+    } catch {
+      return null; // broken: the gate refuses every call, and no root is forwarded
+    }
+  };
+
+  const review = (tools: ToolDef[]): Set<string> => {
+    const guarded = o.guard.review(tools);
+    defs = new Map(tools.filter((t) => t && typeof t.name === 'string').map((t) => [t.name, t]));
+    listedOnce = true;
+    stale = false;
+    const shown = guarded.hidden.map((h) => `${h.name}: ${h.reason}`).join('\n');
+    if (shown !== hiddenShown) {
+      hiddenShown = shown;
+      for (const h of guarded.hidden) o.log(`hiding tool ${h.name} (${h.kind}): ${h.reason}`);
+    }
+    visibleNames = new Set(guarded.visible.map((t) => t.name));
+    return visibleNames;
+  };
+
+  const refresh = (): Promise<void> => {
+    // Stale until the new list is reviewed: a call that arrives meanwhile waits for the review, so a tool
+    // changed under a tools/list_changed is never called on its old approval.
+    stale = true;
+    listing ??= o.listTools()
+      .then((tools) => { review(tools); })
+      .catch((e) => {
+        stale = true;
+        throw e;
+      })
+      .finally(() => { listing = null; });
+    return listing;
+  };
+
+  /** Records a refusal the gate did not make (the gate records its own decisions). */
+  const record = (call: ToolCall, d: Decision): void => {
+    try {
+      audit ??= createAuditWriter({ env: o.env });
+      audit?.append(buildEvent(call, d));
+    } catch (e) {
+      o.log(`could not record a refused call in the audit log: ${describeError(e)}`);
+    }
+  };
+
+  const refuse = (call: ToolCall, start: number, d: Pick<Decision, 'tier' | 'rule' | 'reason' | 'layer'> & { errorCode?: string }): Params => {
+    record(call, { verdict: 'deny', findings: [], decisionId: randomId(), ms: nowMs() - start, ...d });
+    return toolErrorResult(blockedText(d.rule, d.reason));
+  };
+
+  return {
+    async reviewList(params, result) {
+      const tools = Array.isArray(result['tools']) ? (result['tools'] as ToolDef[]) : null;
+      if (tools === null) return { ...result, tools: [] };
+      try {
+        if (params?.['cursor'] === undefined && result['nextCursor'] === undefined) {
+          const visible = review(tools);
+          return { ...result, tools: tools.filter((t) => visible.has(t.name)) };
+        }
+        // One page of several: the guard judges the whole list (its verdicts are per listing), the page is cut to match.
+        await refresh();
+        return { ...result, tools: tools.filter((t) => visibleNames.has(t.name)) };
+      } catch (e) {
+        o.log(`the tool list could not be reviewed, so no tool is shown: ${describeError(e)}`);
+        return { ...result, tools: [] };
+      }
+    },
+
+    async check(params, callId, cancel) {
+      const start = nowMs();
+      const name = params?.['name'];
+      const ctx: CallContext = { server: o.server, cwd: o.cwd, projectRoot, sessionId: o.sessionId };
+      if (typeof name !== 'string' || name === '') {
+        const call = toToolCall(String(name ?? ''), params?.['arguments'], undefined, ctx, callId);
+        return refuse(call, start, { tier: 'unknown', rule: null, reason: 'The call names no tool.', layer: 'static' });
+      }
+      if (!listedOnce || stale) {
+        try {
+          await refresh();
+        } catch (e) {
+          const call = toToolCall(name, params?.['arguments'], undefined, ctx, callId);
+          return refuse(call, start, {
+            tier: 'unknown', rule: null, layer: 'error', errorCode: 'upstream_failed',
+            reason: `The upstream's tool list could not be read to check this call: ${describeError(e)}`,
+          });
+        }
+      }
+      const shellTools = policy()?.mcp?.shellTools;
+      if (shellTools) ctx.shellTools = shellTools;
+      const call = toToolCall(name, params?.['arguments'], defs.get(name), ctx, callId);
+      const guardReason = o.guard.checkCall(name);
+      if (guardReason !== null) return refuse(call, start, { tier: 'hard_deny', rule: TOOL_GUARD_RULE, reason: guardReason, layer: 'static' });
+      const d = await o.gate.decide(call, decideOptions(cancel));
+      cancel.onCancel(undefined);
+      return d.verdict === 'allow' ? null : toolErrorResult(blockedText(d.rule, d.reason));
+    },
+
+    refresh,
+
+    invalidate() {
+      stale = true;
+    },
+
+    filterRoots(result) {
+      const p = policy();
+      if (p === null) {
+        o.log('the policy is broken, so no root is passed to the upstream');
+        return { ...result, roots: [] };
+      }
+      const { result: kept, dropped } = filterRoots(result, allowedRootDirs(p.projectRoot ?? projectRoot, p.mcp?.roots ?? []));
+      if (dropped.length > 0) o.log(`roots not passed to the upstream (outside the project and mcp.roots): ${dropped.join(', ')}`);
+      return kept;
+    },
+  };
+}
