@@ -11,6 +11,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describeError } from '../../core/errors.ts';
+import { parseProxyArgs } from './proxy-args.ts';
 import { CLIENT_LABELS, type ClientName, type ConfigNote, type ServerEntry, type Transport } from './client-configs.ts';
 import { inspectTool, printable, type Finding, type ToolDef } from './poison.ts';
 import { hashTool, readPins, serverIdFor, type PinStore } from './pins.ts';
@@ -124,28 +125,23 @@ export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: 
   const words = [entry.command, ...(entry.args ?? [])];
   const at = words.findIndex((w, i) => w === 'mcp' && words[i + 1] === 'proxy' && words.slice(0, i).some(isAsimov));
   if (at < 0) return { entry, viaProxy: false };
-  const rest = words.slice(at + 2);
-  const dash = rest.indexOf('--');
-  if (dash >= 0 && rest.length > dash + 1) {
-    const [command, ...args] = rest.slice(dash + 1);
+  // The proxy's own parser, so that scan reads an entry exactly as the proxy will (`--` is optional).
+  let parsed: ReturnType<typeof parseProxyArgs>;
+  try {
+    parsed = parseProxyArgs(words.slice(at + 2));
+  } catch {
+    return { entry, viaProxy: false };
+  }
+  if (parsed === 'help') return { entry, viaProxy: false };
+  if (parsed.command && parsed.command.length > 0) {
+    const [command, ...args] = parsed.command;
     return { entry: { ...entry, command: command!, args }, viaProxy: true };
   }
-  // The proxy's own options (src/cli/mcp-proxy-cmd.ts): --url, --sse, --header 'Name: value'.
-  let url: string | undefined;
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--url') url = rest[i + 1];
-    else if (rest[i]!.startsWith('--url=')) url = rest[i]!.slice(6);
-    else if (rest[i] === '--header') {
-      const m = /^([^:\s]+)\s*:\s*(.*)$/.exec(rest[i + 1] ?? '');
-      if (m) headers[m[1]!] = m[2]!;
-    }
-  }
-  if (url === undefined) return { entry, viaProxy: false };
+  if (parsed.url === undefined) return { entry, viaProxy: false };
   const { command: _c, args: _a, env: _e, cwd: _w, ...base } = entry;
-  const sse = rest.includes('--sse');
+  const headers = parsed.headers;
   return {
-    entry: { ...base, transport: sse ? 'sse' : 'http', url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(sse ? {} : { transportGuessed: true }) },
+    entry: { ...base, transport: parsed.sse ? 'sse' : 'http', url: parsed.url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(parsed.sse ? {} : { transportGuessed: true }) },
     viaProxy: true,
   };
 }
