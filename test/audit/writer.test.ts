@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync,
+  existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +134,21 @@ describe('the writer lock', () => {
     writer(path).append(draft(1));
     assert.equal(existsSync(`${path}.lock`), false);
     assert.equal(lines(path).length, 1);
+  });
+
+  test('the lock is a file: a stale one is removed, a live one is waited for, none is left after a write', () => {
+    const path = join(tempDir(), 'audit.jsonl');
+    writeFileSync(`${path}.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${path}.lock`, old, old);
+    writer(path).append(draft(1));
+    assert.equal(existsSync(`${path}.lock`), false);
+    writeFileSync(`${path}.lock`, '');
+    assert.throws(() => createAuditWriter({ path, timeoutMs: 30 })?.append(draft(2)), (e: unknown) => e instanceof AsimovError && /locked/.test(e.message));
+    rmSync(`${path}.lock`);
+    writer(path).append(draft(2));
+    assert.equal(existsSync(`${path}.lock`), false);
+    assert.equal(lines(path).length, 2);
   });
 
   test('gives up on a live lock with audit_io_error and writes nothing', () => {
