@@ -2,6 +2,9 @@
 
 import type { HookProtocol } from './hook-runtime.ts';
 import { claudeProtocol, type OnAllow } from './claude.ts';
+import { codexProtocol } from './codex.ts';
+import { copilotProtocol } from './copilot.ts';
+import { geminiProtocol } from './gemini.ts';
 
 export interface ProtocolOptions {
   onAllow: OnAllow;
@@ -11,4 +14,7 @@ export interface ProtocolOptions {
 
 export const HOOK_PROTOCOLS: Record<string, (o: ProtocolOptions) => HookProtocol<never>> = {
   claude: (o) => claudeProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
+  codex: (o) => codexProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
+  copilot: (o) => copilotProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
+  gemini: (o) => geminiProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
 };

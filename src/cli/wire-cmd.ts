@@ -15,9 +15,12 @@ import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const WIRE_HELP = `Usage:
-  asimov wire claude [--scope user|project|local] [--dry-run] [--uninstall]
-                     [--on-allow approve|passthrough] [--deadline-ms N] [--cwd DIR]
+  asimov wire <client> [--scope S] [--dry-run] [--uninstall] [--on-allow approve|passthrough]
+                       [--deadline-ms N] [--cwd DIR]
   asimov wire --list [--json] [--cwd DIR]
+
+Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
+copilot (user, project). See docs/claude-code.md and docs/clients.md for what each reply does in each client.
 
 wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
               --scope user (default) ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
@@ -26,9 +29,12 @@ wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*")
               other settings and hooks keep their bytes. --uninstall removes exactly asimov's entries.
               --dry-run prints the changes and a diff and writes nothing.
               --on-allow and --deadline-ms are passed to \`asimov hook claude\`.
---list        each known client: detected on this machine or not, and where asimov is installed.
+wire <other>  the same for the client's own hook config (format kept, exact uninstall, the client's trust
+              record where it has one).
+--list        each known client: detected on this machine or not, its enforcement tier, and where asimov
+              is installed.
 
-A settings file that is not valid JSON is never rewritten: the error names its line and column.
+A config file asimov cannot parse is never rewritten: the error names its line and column.
 `;
 
 export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
@@ -199,13 +205,30 @@ async function listCommand(io: CliIO, o: { home: string; cwd: string; json: bool
   return EXIT.ok;
 }
 
+/**
+ * How strongly asimov can enforce on each client (issue 6's tiers): 1, a native pre-tool hook that blocks;
+ * 2, the client's shell switched off and asimov's gated MCP tools in its place; 3, advisory only.
+ */
+function tierOf(c: ClientStatus): string {
+  if (!c.supported) return 'no tier yet (asimov cannot wire it yet)';
+  const caveat = TIER_CAVEATS[c.name];
+  return `tier 1 (native pre-tool hook${caveat ? `; ${caveat}` : ''})`;
+}
+
+/** Where a tier-1 hook still does not run, said next to the tier so that --list never claims more. */
+const TIER_CAVEATS: Record<string, string> = {
+  gemini: 'Gemini runs no hooks at all in a folder it does not trust',
+  codex: 'Codex skips a hook without its trust record, which wire writes',
+  copilot: 'project hooks load only in folders Copilot trusts',
+};
+
 function describeClient(c: ClientStatus): string {
   const found = c.detected ? `detected (${c.detectedBy})` : 'not detected';
   if (!c.supported) return `${c.label} (${c.name}): ${found}; not supported yet${c.detected ? ', so its tool calls are not checked' : ''}`;
-  const lines = [`${c.label} (${c.name}): ${found}`];
+  const lines = [`${c.label} (${c.name}): ${found}; ${tierOf(c)}`];
   for (const s of c.scopes ?? []) {
     let state: string = s.state;
-    if (s.state === 'outdated') state = 'outdated: names another node or asimov; run asimov wire claude again';
+    if (s.state === 'outdated') state = `outdated: names another node or asimov; run asimov wire ${c.name} again`;
     else if (s.state === 'partial') state = `partial: only ${s.events.map((e) => e.event).join(', ')}`;
     else if (s.state === 'unreadable') state = `unreadable: ${s.error}`;
     else if (s.state === 'installed') {

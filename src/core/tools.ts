@@ -18,6 +18,8 @@ export interface NormalizedTool {
  * read_many_files, list_directory, glob, search_file_content, web_fetch, google_web_search, mcp_<server>_<tool>.
  * Codex: Bash / shell / exec_command / local_shell, apply_patch. Factory Droid: Execute, Create, Edit,
  * ApplyPatch. Copilot CLI, OpenCode, Cline, Cursor: bash, write, edit, read, view, create, … (lower case).
+ * Copilot CLI 1.0.102 offers bash, view, create, edit, apply_patch, grep (rg for some models), glob, task and
+ * session tools (read_bash, stop_bash, list_bash, read_agent, list_agents, write_agent, skill, sql).
  */
 const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   // shell
@@ -36,8 +38,8 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ['read', 'read'], ['view', 'read'],
   // search: read-only listings and searches, local or on the web
   ['Glob', 'search'], ['Grep', 'search'], ['LS', 'search'], ['list_directory', 'search'], ['glob', 'search'],
-  ['search_file_content', 'search'], ['grep', 'search'], ['ls', 'search'], ['list', 'search'],
-  ['list_files', 'search'], ['search_files', 'search'], ['codebase_search', 'search'],
+  ['search_file_content', 'search'], ['grep_search', 'search'], ['grep', 'search'], ['ls', 'search'], ['list', 'search'],
+  ['list_files', 'search'], ['search_files', 'search'], ['codebase_search', 'search'], ['rg', 'search'],
   ['WebSearch', 'search'], ['google_web_search', 'search'], ['web_search', 'search'], ['websearch', 'search'],
   // fetch
   ['WebFetch', 'fetch'], ['web_fetch', 'fetch'], ['webfetch', 'fetch'], ['fetch', 'fetch'],
@@ -55,6 +57,10 @@ export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
   'Task', 'Agent', 'TodoWrite', 'TodoRead', 'ExitPlanMode', 'EnterPlanMode', 'BashOutput', 'KillShell',
   'KillBash', 'AskUserQuestion', 'SlashCommand', 'Skill', 'ListMcpResourcesTool', 'ReadMcpResourceTool',
   'write_todos', 'update_plan', 'todowrite', 'todoread', 'task', 'view_image',
+  // Copilot CLI: its own background shells and sub-agents, skills, its bundled docs. Not here on purpose:
+  // write_bash (types into a running shell) and sql (a SQLite database, which can ATTACH files).
+  'read_bash', 'stop_bash', 'list_bash', 'read_agent', 'list_agents', 'write_agent', 'skill', 'ask_user',
+  'fetch_copilot_cli_documentation',
 ]);
 
 export function normalizeTool(clientTool: string, input: Record<string, unknown> = {}): NormalizedTool {

@@ -62,6 +62,8 @@ export interface ClaudeHookPlanOptions {
   uninstall: boolean;
   /** For messages only: the file the text came from. */
   file: string;
+  /** Whose entries these are (the `# asimov-hook:<client>` tag): other clients with Claude-shaped hook files reuse this plan. Default claude. */
+  client?: string;
 }
 
 export interface ClaudeHookPlan {
@@ -97,7 +99,7 @@ export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): 
   let current = text;
   const parse = (t: string) => parseJsonDocument(t, o.file, CLAUDE_DIALECT);
   for (const event of o.events) {
-    let entries = findAsimovEntries(parse(current), event);
+    let entries = findAsimovEntries(parse(current), event, o.client);
     if (o.uninstall) {
       for (const e of [...entries].reverse()) current = removeEntry(current, parse, event, e);
       if (entries.length > 0) changes.push(`removed ${event} hook${entries.length > 1 ? `s (${entries.length})` : ''}`);
@@ -109,7 +111,7 @@ export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): 
     if (narrow.length > 0) {
       for (const e of [...narrow].reverse()) current = removeEntry(current, parse, event, e);
       for (const e of narrow) changes.push(`removed ${event} hook under matcher "${e.matcher}" (it does not cover every tool)`);
-      entries = findAsimovEntries(parse(current), event);
+      entries = findAsimovEntries(parse(current), event, o.client);
     }
     const [keep, ...duplicates] = entries;
     if (!keep) {
@@ -188,7 +190,7 @@ function eventList(doc: JsonDocument, event: string): Node | undefined {
 }
 
 /** asimov's entries for an event, in file order. Groups and hooks of other shapes are not ours: skipped. */
-function findAsimovEntries(doc: JsonDocument, event: string): AsimovEntry[] {
+function findAsimovEntries(doc: JsonDocument, event: string, client = 'claude'): AsimovEntry[] {
   const out: AsimovEntry[] = [];
   const groups = eventList(doc, event)?.children ?? [];
   groups.forEach((g, gi) => {
@@ -202,7 +204,7 @@ function findAsimovEntries(doc: JsonDocument, event: string): AsimovEntry[] {
       if (h.type !== 'object') return;
       const hpath = [...path, 'hooks', hi];
       const c = propertyNode(doc, h, 'command', hpath);
-      if (c?.type !== 'string' || !isAsimovHookCommand(c.value, 'claude')) return;
+      if (c?.type !== 'string' || !isAsimovHookCommand(c.value, client)) return;
       const t = propertyNode(doc, h, 'timeout', hpath);
       out.push({
         group: gi, hook: hi, matcher, command: c.value as string,

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.ts';
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, readClaudeHookState, type ClaudeScope } from './claude.ts';
-import { findExecutable, shellQuote } from './hook-command.ts';
+import { findExecutable, HOOK_MARKER, shellQuote } from './hook-command.ts';
+import { WIRE_TARGETS } from './targets.ts';
 import { readTextFile, resolveTarget } from './write-file.ts';
 
 export interface ClientContext {
@@ -23,7 +24,7 @@ export interface ClientContext {
 export type WiredState = 'installed' | 'outdated' | 'partial' | 'not installed' | 'unreadable';
 
 export interface ScopeStatus {
-  scope: ClaudeScope;
+  scope: ClaudeScope | string;
   path: string;
   exists: boolean;
   state: WiredState;
@@ -60,9 +61,9 @@ export const CLIENTS: readonly ClientInfo[] = [
     name: 'claude', label: 'Claude Code', supported: true, executables: ['claude'],
     configDirs: (ctx) => [ctx.env.CLAUDE_CONFIG_DIR || join(ctx.home, '.claude')],
   },
-  { name: 'gemini', label: 'Gemini CLI', supported: false, executables: ['gemini'], configDirs: (ctx) => [join(ctx.home, '.gemini')] },
-  { name: 'codex', label: 'Codex CLI', supported: false, executables: ['codex'], configDirs: (ctx) => [join(ctx.home, '.codex')] },
-  { name: 'copilot', label: 'GitHub Copilot CLI', supported: false, executables: ['copilot'], configDirs: (ctx) => [join(ctx.home, '.copilot')] },
+  { name: 'gemini', label: 'Gemini CLI', supported: true, executables: ['gemini'], configDirs: (ctx) => [join(ctx.home, '.gemini')] },
+  { name: 'codex', label: 'Codex CLI', supported: true, executables: ['codex'], configDirs: (ctx) => [join(ctx.home, '.codex')] },
+  { name: 'copilot', label: 'GitHub Copilot CLI', supported: true, executables: ['copilot'], configDirs: (ctx) => [join(ctx.home, '.copilot')] },
   { name: 'qwen', label: 'Qwen Code', supported: false, executables: ['qwen'], configDirs: (ctx) => [join(ctx.home, '.qwen')] },
   { name: 'droid', label: 'Factory Droid', supported: false, executables: ['droid'], configDirs: (ctx) => [join(ctx.home, '.factory')] },
   { name: 'cursor', label: 'Cursor', supported: false, executables: ['cursor-agent', 'cursor'], configDirs: (ctx) => [join(ctx.home, '.cursor')] },
@@ -82,6 +83,7 @@ export function listClients(ctx: ClientContext): ClientStatus[] {
     const status: ClientStatus = { name: c.name, label: c.label, supported: c.supported, detected: detectedBy !== undefined };
     if (detectedBy) status.detectedBy = detectedBy;
     if (c.name === 'claude') status.scopes = claudeScopes(ctx);
+    else if (c.supported) status.scopes = targetScopes(c.name, ctx);
     return status;
   });
 }
@@ -122,4 +124,26 @@ export function claudeScopes(ctx: ClientContext): ScopeStatus[] {
 /** Whether a hook command line runs this node with this asimov (as buildHookCommand writes them). */
 function namesInstall(command: string, o: { nodePath: string; asimovPath: string }): boolean {
   return command.includes(`${shellQuote(o.nodePath)} ${shellQuote(o.asimovPath)} hook `);
+}
+
+/**
+ * Whether each config file of a client other than Claude Code runs asimov's hook: asimov's entries carry
+ * the `# asimov-hook:<client>` marker in their command line, whatever the file's format.
+ */
+export function targetScopes(client: string, ctx: ClientContext): ScopeStatus[] {
+  const t = WIRE_TARGETS[client];
+  if (!t) return [];
+  return t.scopes.map((scope) => {
+    const path = t.configPath(scope, ctx);
+    let text: string | null;
+    try {
+      text = readTextFile(resolveTarget(path).realPath);
+    } catch (e) {
+      return { scope, path, exists: existsSync(path), state: 'unreadable' as const, events: [], error: describeError(e) };
+    }
+    const marker = `${HOOK_MARKER}${client}`;
+    let state: WiredState = text !== null && text.includes(marker) ? 'installed' : 'not installed';
+    if (state === 'installed' && ctx.expected && !text!.includes(shellQuote(ctx.expected.asimovPath))) state = 'outdated';
+    return { scope, path, exists: text !== null, state, events: state === 'not installed' ? [] : [{ event: 'pre-tool hook', matcher: '*' }] };
+  });
 }

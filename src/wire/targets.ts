@@ -3,6 +3,9 @@
 // how strongly the result is enforced. Each client's module adds one entry to WIRE_TARGETS.
 
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from './claude.ts';
+import { codexTarget } from './codex.ts';
+import { copilotTarget } from './copilot.ts';
+import { geminiTarget } from './gemini.ts';
 
 export interface TargetContext {
   home: string;
@@ -62,4 +65,7 @@ export const claudeTarget: WireTarget = {
 
 export const WIRE_TARGETS: Record<string, WireTarget> = {
   claude: claudeTarget,
+  codex: codexTarget,
+  copilot: copilotTarget,
+  gemini: geminiTarget,
 };

@@ -192,7 +192,7 @@ describe('asimov wire claude', () => {
       [['claude', '--scope', 'global'], /--scope must be one of user, project, local/],
       [['claude', '--on-allow', 'yes'], /--on-allow must be approve or passthrough/],
       [['claude', '--deadline-ms', '50'], /--deadline-ms must be a whole number/],
-      [['gemini'], /Gemini CLI \(gemini\) is not supported yet/],
+      [['windsurf'], /Windsurf \(windsurf\) is not supported yet/],
       [['frob'], /unknown client 'frob'/],
       [['--list', 'claude'], /--list takes no client name/],
     ];
@@ -211,10 +211,11 @@ describe('asimov wire --list', () => {
     const s = scratch('list');
     const before = run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
     assert.equal(before.code, 0, before.err);
-    assert.match(before.out, /^Claude Code \(claude\): not detected\n/);
+    assert.match(before.out, /^Claude Code \(claude\): not detected; tier 1 \(native pre-tool hook\)\n/);
     assert.match(before.out, /\n {2}user +\S+\/\.claude\/settings\.json \(no file\): not installed\n/);
-    assert.match(before.out, /\nGemini CLI \(gemini\): not detected; not supported yet\n/);
-    for (const name of ['codex', 'copilot', 'qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'goose', 'opencode']) {
+    assert.match(before.out, /\nGemini CLI \(gemini\): not detected; tier 1 \(native pre-tool hook; Gemini runs no hooks at all in a folder it does not trust\)\n/);
+    for (const name of ['codex', 'copilot']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; `));
+    for (const name of ['qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'goose', 'opencode']) {
       assert.match(before.out, new RegExp(`\\(${name}\\): not detected; not supported yet`));
     }
 
@@ -223,11 +224,14 @@ describe('asimov wire --list', () => {
     mkdirSync(join(s.project, '.claude'));
     writeFileSync(join(s.project, '.claude', 'settings.json'), '{ nope');
     const after = run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
-    assert.match(after.out, new RegExp(`^Claude Code \\(claude\\): detected \\(${join(s.home, '.claude')} exists\\)\n`));
+    assert.match(after.out, new RegExp(`^Claude Code \\(claude\\): detected \\(${join(s.home, '.claude')} exists\\); tier 1`));
     assert.match(after.out, /\n {2}user +\S+settings\.json: installed\n/);
     assert.match(after.out, /\n {2}project +\S+settings\.json: unreadable: \S+settings\.json:1:3: not valid JSON/);
     assert.match(after.out, /\n {2}local +\S+settings\.local\.json \(no file\): not installed\n/);
-    assert.match(after.out, /Gemini CLI \(gemini\): detected \(\S+\.gemini exists\); not supported yet, so its tool calls are not checked/);
+    assert.match(after.out, /Gemini CLI \(gemini\): detected \(\S+\.gemini exists\); tier 1/);
+    assert.match(after.out, /\n {2}user +\S+\/\.gemini\/settings\.json \(no file\): not installed\n/);
+    assert.equal(run(['gemini'], { home: s.home, cwd: s.project }).code, 0);
+    assert.match(run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } }).out, /\n {2}user +\S+\/\.gemini\/settings\.json: installed\n/);
 
     const json = run(['--list', '--json'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
     const { clients } = JSON.parse(json.out) as { clients: { name: string; supported: boolean; detected: boolean; scopes?: { scope: string; state: string; events: { event: string }[] }[] }[] };

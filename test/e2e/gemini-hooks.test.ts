@@ -1,0 +1,137 @@
+// asimov in front of the real Gemini CLI (node_modules/.bin/gemini, 0.61.0): the hook installed by
+// `asimov wire gemini` into a scratch HOME, a scripted Gemini API on 127.0.0.1 proposing tool calls, and
+// checks on what actually happened (files) and on what the model was told in the next request.
+//
+// Gemini runs in --yolo mode with a fixed model (with the default "auto" it first asks a routing classifier
+// for JSON, and retries with back-off for over a minute on the scripted text); so its own confirmations approve everything: only asimov stands in the way.
+// Every scripted command is chosen so that, were asimov to fail, its effect stays inside the scratch dirs
+// (HOME is the scratch home for Gemini and for the shell it starts).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from '../helpers/gemini-server.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/asimov.cjs');
+const GEMINI = realpathSync(join(REPO, 'node_modules/.bin/gemini'));
+const RUN_TIMEOUT_MS = 60_000;
+
+let root = '';
+let home = '';
+let project = '';
+let auditLog = '';
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+/** One headless session; the whole process group is killed if it outlives RUN_TIMEOUT_MS. */
+function runGemini(baseUrl: string, extraEnv: Record<string, string> = {}): Promise<Run> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    TMPDIR: join(home, '.tmp'),
+    GOOGLE_GEMINI_BASE_URL: baseUrl,
+    GEMINI_API_KEY: 'dummy',
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    ASIMOV_AUDIT_LOG: auditLog,
+    ...extraEnv,
+  };
+  mkdirSync(env.TMPDIR!, { recursive: true });
+  const child = spawn(process.execPath, [GEMINI, '-p', 'do the task', '--yolo', '--output-format', 'json', '-m', 'gemini-2.5-flash'], {
+    cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
+  const timer = setTimeout(() => { stderr += '\n[test] timed out; killed the process group\n'; kill(); }, RUN_TIMEOUT_MS);
+  return new Promise((resolveRun) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      kill();
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a script of tool calls (then "done"); returns the run and the tool results the model got, in order. */
+async function session(steps: GeminiScriptStep[]): Promise<{ run: Run; results: GeminiFunctionResponse[] }> {
+  const server = await startGeminiServer({ script: [...steps, { text: 'done' }] });
+  try {
+    const run = await runGemini(server.url);
+    return { run, results: server.functionResponses() };
+  } finally {
+    await server.close();
+  }
+}
+
+const info = (run: Run) => `exit ${run.code}; stderr: ${run.stderr.slice(-1500)}`;
+const text = (r: GeminiFunctionResponse | undefined) => JSON.stringify(r?.response ?? null);
+
+before(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-e2e-gemini-')));
+  home = join(root, 'home');
+  project = join(root, 'project');
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  mkdirSync(join(home, 'notes'), { recursive: true });
+  mkdirSync(join(project, '.git'), { recursive: true });
+  writeFileSync(join(home, 'notes', 'keep.txt'), 'precious');
+  auditLog = join(root, 'audit.jsonl');
+  // What a person using Gemini with an API key has: the auth choice, and this project folder trusted (in an
+  // untrusted folder Gemini refuses headless runs, and runs no hooks at all).
+  writeFileSync(join(home, '.gemini', 'settings.json'), '{\n  // the person\'s own settings\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n');
+  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  const r = spawnSync(process.execPath, [BIN, 'wire', 'gemini'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'), /asimov-hook:gemini/);
+});
+
+after(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('Gemini CLI with asimov wired in', () => {
+  test('dangerous calls are blocked, their effects do not happen, and the reason reaches the model', async () => {
+    const { run, results } = await session([
+      { calls: [{ name: 'run_shell_command', args: { command: 'echo pwned >> ~/.bashrc', description: 'persist' } }] },
+      { calls: [{ name: 'run_shell_command', args: { command: 'rm -rf ~/notes', description: 'clean up' } }] },
+      // Gemini itself refuses write_file to <project>/.env ("Path not in workspace") before any hook runs.
+      { calls: [{ name: 'write_file', args: { file_path: join(project, '.gemini', 'settings.json'), content: '{"hooks":{}}\n' } }] },
+    ]);
+    assert.equal(run.code, 0, info(run));
+    assert.ok(!existsSync(join(home, '.bashrc')), '~/.bashrc was written');
+    assert.equal(readFileSync(join(home, 'notes', 'keep.txt'), 'utf8'), 'precious');
+    assert.ok(!existsSync(join(project, '.gemini', 'settings.json')), 'the project settings were written');
+    assert.equal(results.length, 3, `tool results: ${JSON.stringify(results)}`);
+    assert.match(text(results[0]), /Tool execution blocked: asimov \[sec\.shell-init\]/);
+    assert.match(text(results[1]), /Tool execution blocked: asimov \[fs\.rm-outside-project\]/);
+    assert.match(text(results[2]), /Tool execution blocked: asimov \[file\.write-agent-config\]/);
+  });
+
+  test('everyday calls run, and the audit log names Gemini and its tool', async () => {
+    const file = join(project, 'hello.txt');
+    const { run, results } = await session([
+      { calls: [{ name: 'run_shell_command', args: { command: 'echo built > built.txt', description: 'build' } }] },
+      { calls: [{ name: 'write_file', args: { file_path: file, content: 'hello world\n' } }] },
+      { calls: [{ name: 'read_file', args: { file_path: file } }] },
+    ]);
+    assert.equal(run.code, 0, info(run));
+    assert.equal(readFileSync(join(project, 'built.txt'), 'utf8'), 'built\n');
+    assert.equal(readFileSync(file, 'utf8'), 'hello world\n');
+    assert.match(text(results[2]), /hello world/);
+    for (const r of results) assert.doesNotMatch(text(r), /blocked/, text(r));
+    const audit = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const build = audit.find((e) => (e['input'] as { command?: string }).command === 'echo built > built.txt');
+    assert.ok(build, 'the build call is not in the audit log');
+    assert.equal(build['verdict'], 'allow');
+    assert.equal(build['agent'], 'gemini');
+    assert.equal(build['client_tool'], 'run_shell_command');
+  });
+});
