@@ -1,7 +1,9 @@
-// Node built-ins loaded on first use. A hook process starts per tool call and `node:crypto` alone costs
-// about 10 ms to load: a call that needs no hash (no audit, no policy file) should not pay for it.
+// Node built-ins loaded on first use, and the hash every call needs without them. A hook process starts per
+// tool call and `node:crypto` alone costs several milliseconds to load.
 
 import { createRequire } from 'node:module';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type * as Crypto from 'node:crypto';
 import type * as ChildProcess from 'node:child_process';
 
@@ -24,9 +26,13 @@ export function lazyCrypto(): typeof Crypto {
   return crypto;
 }
 
-/** Hex sha256 of a string or bytes. */
+/**
+ * Hex sha256 of a string (UTF-8) or bytes. @noble/hashes (audited, pure JS) rather than node:crypto: a hook
+ * hashes the policy and chains its audit line once per tool call, and loading node:crypto for that cost
+ * more start-up time (~4–6 ms) than the hashing itself.
+ */
 export function sha256Hex(data: string | Uint8Array): string {
-  return lazyCrypto().createHash('sha256').update(data).digest('hex');
+  return bytesToHex(sha256(typeof data === 'string' ? utf8ToBytes(data) : data));
 }
 
 /**
