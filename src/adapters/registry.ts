@@ -4,7 +4,10 @@ import type { HookProtocol } from './hook-runtime.ts';
 import { claudeProtocol, type OnAllow } from './claude.ts';
 import { codexProtocol } from './codex.ts';
 import { copilotProtocol } from './copilot.ts';
+import { cursorProtocol } from './cursor.ts';
+import { droidProtocol } from './droid.ts';
 import { geminiProtocol } from './gemini.ts';
+import { qwenProtocol } from './qwen.ts';
 
 export interface ProtocolOptions {
   onAllow: OnAllow;
@@ -16,5 +19,8 @@ export const HOOK_PROTOCOLS: Record<string, (o: ProtocolOptions) => HookProtocol
   claude: (o) => claudeProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
   codex: (o) => codexProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
   copilot: (o) => copilotProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
+  cursor: (o) => cursorProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
+  droid: (o) => droidProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
   gemini: (o) => geminiProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
+  qwen: (o) => qwenProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
 };

@@ -20,7 +20,8 @@ export const WIRE_HELP = `Usage:
   asimov wire --list [--json] [--cwd DIR]
 
 Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
-copilot (user, project). See docs/claude-code.md and docs/clients.md for what each reply does in each client.
+copilot (user, project), qwen, droid, cursor. \`asimov wire --list\` shows each one's scopes and tier;
+docs/claude-code.md and docs/clients.md say what each reply does in each client.
 
 wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
               --scope user (default) ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
@@ -220,6 +221,9 @@ const TIER_CAVEATS: Record<string, string> = {
   gemini: 'Gemini runs no hooks at all in a folder it does not trust',
   codex: 'Codex skips a hook without its trust record, which wire writes',
   copilot: 'project hooks load only in folders Copilot trusts',
+  qwen: 'follows Qwen Code\'s docs, not yet verified with the real CLI; project hooks only in trusted folders',
+  droid: 'follows the notes and Factory\'s docs, not yet verified with the real CLI; wire edits hooks.json too when it exists',
+  cursor: 'follows Cursor\'s docs, not yet verified with a real Cursor; failClosed is set on every entry',
 };
 
 function describeClient(c: ClientStatus): string {

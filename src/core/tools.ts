@@ -26,6 +26,7 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ['Bash', 'shell'], ['run_shell_command', 'shell'], ['shell', 'shell'], ['exec_command', 'shell'],
   ['local_shell', 'shell'], ['container.exec', 'shell'], ['Execute', 'shell'], ['bash', 'shell'],
   ['execute', 'shell'], ['execute_command', 'shell'], ['run_terminal_cmd', 'shell'], ['run_command', 'shell'],
+  ['Shell', 'shell'],
   // write (create or overwrite a whole file)
   ['Write', 'write'], ['write_file', 'write'], ['Create', 'write'], ['write', 'write'], ['create', 'write'],
   ['create_file', 'write'], ['write_to_file', 'write'],
@@ -33,6 +34,8 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ['Edit', 'edit'], ['MultiEdit', 'edit'], ['NotebookEdit', 'edit'], ['replace', 'edit'], ['edit', 'edit'],
   ['multiedit', 'edit'], ['edit_file', 'edit'], ['str_replace', 'edit'], ['replace_in_file', 'edit'],
   ['apply_patch', 'edit'], ['ApplyPatch', 'edit'], ['patch', 'edit'],
+  // Cursor: StrReplace and EditNotebook change part of a file; Delete removes one, judged by the same path rules.
+  ['StrReplace', 'edit'], ['EditNotebook', 'edit'], ['Delete', 'edit'],
   // read
   ['Read', 'read'], ['NotebookRead', 'read'], ['read_file', 'read'], ['read_many_files', 'read'],
   ['read', 'read'], ['view', 'read'],
@@ -57,6 +60,8 @@ export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
   'Task', 'Agent', 'TodoWrite', 'TodoRead', 'ExitPlanMode', 'EnterPlanMode', 'BashOutput', 'KillShell',
   'KillBash', 'AskUserQuestion', 'SlashCommand', 'Skill', 'ListMcpResourcesTool', 'ReadMcpResourceTool',
   'write_todos', 'update_plan', 'todowrite', 'todoread', 'task', 'view_image',
+  // Qwen Code: its to-do list and leaving plan mode (its other tools map above).
+  'todo_write', 'exit_plan_mode',
   // Copilot CLI: its own background shells and sub-agents, skills, its bundled docs. Not here on purpose:
   // write_bash (types into a running shell) and sql (a SQLite database, which can ATTACH files).
   'read_bash', 'stop_bash', 'list_bash', 'read_agent', 'list_agents', 'write_agent', 'skill', 'ask_user',

@@ -64,6 +64,10 @@ export interface ClaudeHookPlanOptions {
   file: string;
   /** Whose entries these are (the `# asimov-hook:<client>` tag): other clients with Claude-shaped hook files reuse this plan. Default claude. */
   client?: string;
+  /** What the client's parser accepts (default CLAUDE_DIALECT): Qwen Code reads comments, Claude Code does not. */
+  dialect?: JsonDialect;
+  /** The unit the client reads `timeout` in (default seconds); `timeoutSec` is converted. */
+  timeoutUnit?: 'seconds' | 'milliseconds';
 }
 
 export interface ClaudeHookPlan {
@@ -90,14 +94,17 @@ interface AsimovEntry {
  * then only the containers that their removal emptied. All other bytes stay as they were.
  */
 export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): ClaudeHookPlan {
+  const ms = o.timeoutUnit === 'milliseconds';
+  const timeout = ms ? o.timeoutSec * 1000 : o.timeoutSec;
+  const unit = ms ? 'ms' : 's';
   if (text === null || isBlank(text)) {
     if (o.uninstall || o.events.length === 0) return { text, changes: [] };
-    const hooks = Object.fromEntries(o.events.map((e) => [e, [hookGroup(o)]]));
+    const hooks = Object.fromEntries(o.events.map((e) => [e, [hookGroup({ command: o.command, timeout })]]));
     return { text: serializeJson({ hooks }), changes: o.events.map(addedLine) };
   }
   const changes: string[] = [];
   let current = text;
-  const parse = (t: string) => parseJsonDocument(t, o.file, CLAUDE_DIALECT);
+  const parse = (t: string) => parseJsonDocument(t, o.file, o.dialect ?? CLAUDE_DIALECT);
   for (const event of o.events) {
     let entries = findAsimovEntries(parse(current), event, o.client);
     if (o.uninstall) {
@@ -117,7 +124,7 @@ export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): 
     if (!keep) {
       const doc = parse(current);
       const list = eventList(doc, event);
-      current = setJsonValue(doc, ['hooks', event, list?.children?.length ?? 0], hookGroup(o));
+      current = setJsonValue(doc, ['hooks', event, list?.children?.length ?? 0], hookGroup({ command: o.command, timeout }));
       changes.push(addedLine(event));
       continue;
     }
@@ -134,9 +141,9 @@ export function planClaudeHooks(text: string | null, o: ClaudeHookPlanOptions): 
       current = setJsonValue(parse(current), [...at, 'command'], o.command);
       what.push('new command line');
     }
-    if (keep.timeout !== o.timeoutSec) {
-      current = setJsonValue(parse(current), [...at, 'timeout'], o.timeoutSec);
-      what.push(`timeout ${keep.timeout === undefined ? 'unset' : `${keep.timeout} s`} → ${o.timeoutSec} s`);
+    if (keep.timeout !== timeout) {
+      current = setJsonValue(parse(current), [...at, 'timeout'], timeout);
+      what.push(`timeout ${keep.timeout === undefined ? 'unset' : `${keep.timeout} ${unit}`} → ${timeout} ${unit}`);
     }
     if (what.length > 0) changes.push(`updated ${event} hook (matcher ${keep.matcher || '""'}): ${what.join(', ')}`);
   }
@@ -168,8 +175,8 @@ export function readClaudeHookState(text: string | null, file = 'settings.json')
   return { events };
 }
 
-function hookGroup(o: { command: string; timeoutSec: number }) {
-  return { matcher: CLAUDE_MATCHER, hooks: [{ type: 'command', command: o.command, timeout: o.timeoutSec }] };
+function hookGroup(o: { command: string; timeout: number }) {
+  return { matcher: CLAUDE_MATCHER, hooks: [{ type: 'command', command: o.command, timeout: o.timeout }] };
 }
 
 function addedLine(event: string): string {

@@ -5,7 +5,10 @@
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from './claude.ts';
 import { codexTarget } from './codex.ts';
 import { copilotTarget } from './copilot.ts';
+import { cursorTarget } from './cursor.ts';
+import { droidTarget } from './droid.ts';
 import { geminiTarget } from './gemini.ts';
+import { qwenTarget } from './qwen.ts';
 
 export interface TargetContext {
   home: string;
@@ -67,5 +70,8 @@ export const WIRE_TARGETS: Record<string, WireTarget> = {
   claude: claudeTarget,
   codex: codexTarget,
   copilot: copilotTarget,
+  cursor: cursorTarget,
+  droid: droidTarget,
   gemini: geminiTarget,
+  qwen: qwenTarget,
 };
