@@ -139,44 +139,57 @@ export interface StartupPair {
   problem?: string;
 }
 
-function wallMs(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): { ms: number; status: number | null; stderr: string } {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { cwd, env, input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { ms, status: r.status, stderr: r.stderr ?? (r.error ? String(r.error) : '') };
+interface Timed { ms: number; status: number | null; stderr: string }
+
+/**
+ * The environment for start-up timing: without what makes every node process slower by a machine-specific
+ * constant (NODE_EXTRA_CA_CERTS reads and parses a CA bundle at start, ~40 ms on the CI machines; NODE_OPTIONS;
+ * npm's own variables), which would shrink every ratio towards 1 and hide asimov's own start-up.
+ */
+export function startupEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (k === 'NODE_EXTRA_CA_CERTS' || k === 'NODE_OPTIONS' || k.startsWith('npm_')) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Runs a list of `node <args>` processes from bench/spawn-timer.cjs, a small parent (see there why). */
+function timeRuns(runs: Array<{ args: string[]; input?: string }>, cwd: string, env: NodeJS.ProcessEnv): Timed[] {
+  const timer = join(import.meta.dirname, 'spawn-timer.cjs');
+  const r = spawnSync(process.execPath, [timer, JSON.stringify({ runs, cwd, env })], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`spawn-timer failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Timed[];
 }
 
 /**
  * `node <args>` against `node -e 0`, alternating which goes first each round (so neither always gets the warmer
- * cache), after one untimed run of each.
+ * cache), after one untimed run of each, all spawned from one small parent process.
  */
 export function measureStartup(label: string, args: string[], env: BenchEnv, rounds: number, input?: string): StartupPair {
+  const mine = input !== undefined ? { args, input } : { args };
+  const node = { args: ['-e', '0'] };
+  const runs: Array<{ args: string[]; input?: string }> = [mine, node];
+  for (let i = 0; i < rounds; i++) runs.push(...(i % 2 === 0 ? [mine, node] : [node, mine]));
+  const timed = timeRuns(runs, env.project, startupEnv(env.childEnv)).slice(2);
   const asimov: number[] = [];
-  const node: number[] = [];
+  const nodeMs: number[] = [];
   const statuses = new Set<number>();
   let problem: string | undefined;
-  const runAsimov = (): void => {
-    const r = wallMs(args, env.project, env.childEnv, input);
-    asimov.push(r.ms);
-    statuses.add(r.status ?? -1);
-    if ((r.status === null || r.status === 1) && problem === undefined) problem = r.stderr.trim().split('\n')[0] ?? `exit ${String(r.status)}`;
-  };
-  const runNode = (): void => {
-    node.push(wallMs(['-e', '0'], env.project, env.childEnv).ms);
-  };
-  wallMs(args, env.project, env.childEnv, input);
-  wallMs(['-e', '0'], env.project, env.childEnv);
-  for (let i = 0; i < rounds; i++) {
-    if (i % 2 === 0) {
-      runAsimov();
-      runNode();
-    } else {
-      runNode();
-      runAsimov();
+  timed.forEach((t, i) => {
+    const round = Math.floor(i / 2);
+    const isMine = (round % 2 === 0) === (i % 2 === 0);
+    if (!isMine) {
+      nodeMs.push(t.ms);
+      return;
     }
-  }
+    asimov.push(t.ms);
+    statuses.add(t.status ?? -1);
+    if ((t.status === null || t.status === 1) && problem === undefined) problem = t.stderr.trim().split('\n')[0] ?? `exit ${String(t.status)}`;
+  });
   const a = median(asimov);
-  const n = median(node);
+  const n = median(nodeMs);
   const pair: StartupPair = { label, asimovMs: a, nodeMs: n, ratio: a / n, rounds, statuses: [...statuses].sort() };
   if (problem !== undefined) pair.problem = problem;
   return pair;
@@ -250,7 +263,7 @@ export function formatSpeed(r: SpeedReport): string {
     for (const x of b.topRules) lines.push(`    ${formatMs(x.totalMs).padStart(9)}  ${String(x.calls).padStart(7)}  ${formatUs(x.usPerCall).padStart(9)}  ${x.id}`);
   }
   if (r.startupSkipped !== undefined) lines.push(`Process start: skipped (${r.startupSkipped})`);
-  else if (r.launcher !== undefined) lines.push(`Process start: node ${r.launcher} <args> against node -e 0, alternately`);
+  else if (r.launcher !== undefined) lines.push(`Process start: node ${r.launcher} <args> against node -e 0, alternately, from a small parent process, without NODE_EXTRA_CA_CERTS, NODE_OPTIONS and npm_* in the environment`);
   for (const p of r.startup) {
     lines.push(
       `Process start, ${p.label}: ${formatMs(p.asimovMs)} vs node -e 0 ${formatMs(p.nodeMs)} → ${p.ratio.toFixed(2)}× (medians of ${p.rounds} alternating rounds; exit ${p.statuses.join('/')})`,
