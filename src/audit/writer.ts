@@ -48,11 +48,16 @@ export function createAuditWriter(opts: AuditWriterOptions = {}): AuditWriter | 
     path,
     append(draft) {
       try {
-        // Every time (one cheap syscall), so a long-lived proxy survives the directory being removed.
-        // 0700: the log records what the agent did and where; other users have no business reading it.
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
         const lock = `${path}.lock`;
-        acquireLock(lock, staleMs, timeoutMs);
+        try {
+          acquireLock(lock, staleMs, timeoutMs);
+        } catch (e) {
+          if (errno(e) !== 'ENOENT') throw e;
+          // The directory is missing (first run, or removed under a long-lived proxy): create it, then retry.
+          // 0700: the log records what the agent did and where; other users have no business reading it.
+          mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+          acquireLock(lock, staleMs, timeoutMs);
+        }
         try {
           return appendLocked(path, draft);
         } finally {
