@@ -20,7 +20,7 @@ export const WIRE_HELP = `Usage:
   asimov wire --list [--json] [--cwd DIR]
 
 Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
-copilot (user, project), qwen, droid, cursor. \`asimov wire --list\` shows each one's scopes and tier;
+copilot (user, project), qwen, droid, cursor, windsurf, kimi. \`asimov wire --list\` shows scopes and tiers;
 docs/claude-code.md and docs/clients.md say what each reply does in each client.
 
 wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
@@ -224,6 +224,8 @@ const TIER_CAVEATS: Record<string, string> = {
   qwen: 'follows Qwen Code\'s docs, not yet verified with the real CLI; project hooks only in trusted folders',
   droid: 'follows the notes and Factory\'s docs, not yet verified with the real CLI; wire edits hooks.json too when it exists',
   cursor: 'follows Cursor\'s docs, not yet verified with a real Cursor; failClosed is set on every entry',
+  windsurf: 'follows Windsurf\'s docs, not yet verified with a real Windsurf; only exit 2 blocks, so every refusal is exit 2',
+  kimi: 'follows Kimi CLI\'s docs, not yet verified with the real CLI; only exit 2 blocks, so every refusal is exit 2',
 };
 
 function describeClient(c: ClientStatus): string {

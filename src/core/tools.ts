@@ -27,6 +27,8 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
   ['local_shell', 'shell'], ['container.exec', 'shell'], ['Execute', 'shell'], ['bash', 'shell'],
   ['execute', 'shell'], ['execute_command', 'shell'], ['run_terminal_cmd', 'shell'], ['run_command', 'shell'],
   ['Shell', 'shell'],
+  // Kimi CLI (its docs): WriteFile, StrReplaceFile, ReadFile, SearchWeb, FetchURL.
+  ['WriteFile', 'write'], ['StrReplaceFile', 'edit'], ['ReadFile', 'read'], ['SearchWeb', 'search'], ['FetchURL', 'fetch'],
   // write (create or overwrite a whole file)
   ['Write', 'write'], ['write_file', 'write'], ['Create', 'write'], ['write', 'write'], ['create', 'write'],
   ['create_file', 'write'], ['write_to_file', 'write'],

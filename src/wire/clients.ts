@@ -67,8 +67,8 @@ export const CLIENTS: readonly ClientInfo[] = [
   { name: 'qwen', label: 'Qwen Code', supported: true, executables: ['qwen'], configDirs: (ctx) => [join(ctx.home, '.qwen')] },
   { name: 'droid', label: 'Factory Droid', supported: true, executables: ['droid'], configDirs: (ctx) => [join(ctx.home, '.factory')] },
   { name: 'cursor', label: 'Cursor', supported: true, executables: ['cursor-agent', 'cursor'], configDirs: (ctx) => [join(ctx.home, '.cursor')] },
-  { name: 'windsurf', label: 'Windsurf', supported: false, executables: ['windsurf'], configDirs: (ctx) => [join(ctx.home, '.codeium', 'windsurf')] },
-  { name: 'kimi', label: 'Kimi CLI', supported: false, executables: ['kimi'], configDirs: (ctx) => [join(ctx.home, '.kimi')] },
+  { name: 'windsurf', label: 'Windsurf', supported: true, executables: ['windsurf'], configDirs: (ctx) => [join(ctx.home, '.codeium', 'windsurf')] },
+  { name: 'kimi', label: 'Kimi CLI', supported: true, executables: ['kimi'], configDirs: (ctx) => [join(ctx.home, '.kimi')] },
   { name: 'goose', label: 'Goose', supported: false, executables: ['goose'], configDirs: (ctx) => [join(xdgConfig(ctx), 'goose')] },
   { name: 'opencode', label: 'OpenCode', supported: false, executables: ['opencode'], configDirs: (ctx) => [join(xdgConfig(ctx), 'opencode')] },
 ];

@@ -184,7 +184,7 @@ function equal(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** The value of a one-line TOML string literal, or null for any other value. */
-function stringValue(raw: string): string | null {
+export function stringValue(raw: string): string | null {
   if (raw.startsWith("'") && !raw.startsWith("'''")) return raw.slice(1, -1);
   if (raw.startsWith('"') && !raw.startsWith('"""')) return decodeBasic(raw.slice(1, -1));
   return null;

@@ -8,7 +8,9 @@ import { copilotTarget } from './copilot.ts';
 import { cursorTarget } from './cursor.ts';
 import { droidTarget } from './droid.ts';
 import { geminiTarget } from './gemini.ts';
+import { kimiTarget } from './kimi.ts';
 import { qwenTarget } from './qwen.ts';
+import { windsurfTarget } from './windsurf.ts';
 
 export interface TargetContext {
   home: string;
@@ -73,5 +75,7 @@ export const WIRE_TARGETS: Record<string, WireTarget> = {
   cursor: cursorTarget,
   droid: droidTarget,
   gemini: geminiTarget,
+  kimi: kimiTarget,
   qwen: qwenTarget,
+  windsurf: windsurfTarget,
 };

@@ -192,7 +192,7 @@ describe('asimov wire claude', () => {
       [['claude', '--scope', 'global'], /--scope must be one of user, project, local/],
       [['claude', '--on-allow', 'yes'], /--on-allow must be approve or passthrough/],
       [['claude', '--deadline-ms', '50'], /--deadline-ms must be a whole number/],
-      [['windsurf'], /Windsurf \(windsurf\) is not supported yet/],
+      [['goose'], /Goose \(goose\) is not supported yet/],
       [['frob'], /unknown client 'frob'/],
       [['--list', 'claude'], /--list takes no client name/],
     ];
@@ -216,8 +216,8 @@ describe('asimov wire --list', () => {
     assert.match(before.out, /\nGemini CLI \(gemini\): not detected; tier 1 \(native pre-tool hook; Gemini runs no hooks at all in a folder it does not trust\)\n/);
     for (const name of ['codex', 'copilot']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; `));
     // Clients wired from their documentation only say so next to the tier.
-    for (const name of ['qwen', 'droid', 'cursor']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; [^)]*not yet verified`));
-    for (const name of ['windsurf', 'kimi', 'goose', 'opencode']) {
+    for (const name of ['qwen', 'droid', 'cursor', 'windsurf', 'kimi']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; [^)]*not yet verified`));
+    for (const name of ['goose', 'opencode']) {
       assert.match(before.out, new RegExp(`\\(${name}\\): not detected; not supported yet`));
     }
 

@@ -1,0 +1,112 @@
+// Kimi CLI's hook protocol: the documented Claude-shaped payload in (no real Kimi CLI runs here), and out
+// only what Kimi reads as a decision: a silent exit 0, or exit 2 with the reason on stderr.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { kimiProtocol, kimiReply, parseKimiPayload, type KimiPayload } from '../../src/adapters/kimi.ts';
+import { preToolCall } from '../../src/adapters/pretool-payload.ts';
+import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
+import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+
+const shell = { hook_event_name: 'PreToolUse', session_id: 's-1', cwd: '/home/dev/project', tool_name: 'Shell', tool_input: { command: 'npm test' }, tool_call_id: 'call-7' };
+
+function payload(v: Record<string, unknown>): KimiPayload {
+  const p = parseKimiPayload(v, '/fallback');
+  assert.equal(typeof p, 'object', String(p));
+  return p as KimiPayload;
+}
+
+function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
+  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
+}
+
+describe('parsing Kimi CLI payloads', () => {
+  test('Shell is a shell call; session_id the session, tool_call_id the call', () => {
+    assert.deepEqual(preToolCall(payload(shell), 'kimi'), {
+      tool: 'shell', clientTool: 'Shell', input: { command: 'npm test' }, cwd: '/home/dev/project', agent: 'kimi', sessionId: 's-1', callId: 'call-7',
+    });
+  });
+
+  test("Kimi's file and web tools map to asimov's kinds", () => {
+    const kinds: Array<[string, string]> = [
+      ['WriteFile', 'write'], ['StrReplaceFile', 'edit'], ['ReadFile', 'read'], ['Glob', 'search'], ['Grep', 'search'],
+      ['SearchWeb', 'search'], ['FetchURL', 'fetch'], ['mcp__github__create_issue', 'mcp'],
+    ];
+    for (const [tool_name, kind] of kinds) assert.equal(payload({ ...shell, tool_name, tool_input: { path: '/p/a' } }).normalizedTool, kind, tool_name);
+    assert.equal(payload({ ...shell, tool_name: 'Teleport' }).knownTool, false);
+  });
+
+  test('every malformed payload is refused with a reason that names the problem', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [null, /not a JSON object/],
+      [{ ...shell, hook_event_name: undefined }, /hook_event_name/],
+      [{ ...shell, hook_event_name: 'PostToolUse' }, /not "PostToolUse".*config\.toml/],
+      [{ ...shell, tool_name: '' }, /tool_name/],
+      [{ ...shell, tool_input: 'x' }, /tool_input/],
+      [{ ...shell, cwd: 'rel' }, /absolute/],
+      [{ ...shell, tool_call_id: 3 }, /tool_call_id/],
+    ];
+    for (const [v, re] of cases) {
+      const r = parseKimiPayload(v, '/fallback');
+      assert.equal(typeof r, 'string', JSON.stringify(v));
+      assert.match(r as string, re);
+    }
+  });
+});
+
+describe('replies: a silent exit 0, or exit 2 with the reason', () => {
+  const sh = payload(shell);
+
+  test('allow says nothing; deny, ask (Kimi cannot ask) and an unknown tool are exit 2 with the reason', () => {
+    assert.deepEqual(kimiReply(sh, decision('allow', 'allow')), { stdout: '', stderr: '', exitCode: 0 });
+    assert.deepEqual(kimiReply(sh, decision('deny', 'hard_deny', 'fs.rm-root')), { stdout: '', stderr: 'asimov [fs.rm-root]: because\n', exitCode: 2 });
+    const ask = kimiReply(sh, decision('ask', 'soft_deny', 'git.force-push'));
+    assert.equal(ask.exitCode, 2);
+    assert.match(ask.stderr, /^asimov \[git\.force-push\]: because \(a person must approve .*cannot ask one, so it is blocked/);
+    const unknown = kimiReply(payload({ ...shell, tool_name: 'Teleport' }), decision('ask', 'unknown', null));
+    assert.equal(unknown.exitCode, 2);
+    assert.match(unknown.stderr, /`Teleport` is unknown to asimov/);
+  });
+
+  test('blocks are exit 2; registered as `asimov hook kimi`', () => {
+    assert.deepEqual(kimiProtocol({ defaultCwd: '/' }).block('broken'), { stdout: '', stderr: 'broken\n', exitCode: 2 });
+    assert.equal(HOOK_PROTOCOLS['kimi']?.({ onAllow: 'approve', cwd: '/' }).client, 'kimi');
+  });
+});
+
+describe('whole runs of `asimov hook kimi` (the built bin, the real gate)', () => {
+  const REPO = resolve(import.meta.dirname, '../..');
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-kimi-hook-')));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(join(project, '.git'), { recursive: true });
+  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'kimi'], {
+    cwd: project, input, encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
+  });
+
+  test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
+    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    const denied = hook(JSON.stringify({ ...shell, cwd: project, tool_input: { command: 'rm -rf ~' } }));
+    assert.equal(denied.status, 2, denied.stdout);
+    assert.equal(denied.stdout, '');
+    assert.match(denied.stderr, /^asimov \[fs\./);
+    const allowed = hook(JSON.stringify({ ...shell, cwd: project }));
+    assert.equal(allowed.status, 0, allowed.stderr);
+    assert.equal(allowed.stdout, '');
+  });
+
+  test('input that is not a payload blocks with exit 2', () => {
+    const r = hook('not json');
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /could not read the kimi hook payload/);
+  });
+
+  test.after(() => rmSync(root, { recursive: true, force: true }));
+});
