@@ -7,7 +7,9 @@ import { copilotProtocol } from './copilot.ts';
 import { cursorProtocol } from './cursor.ts';
 import { droidProtocol } from './droid.ts';
 import { geminiProtocol } from './gemini.ts';
+import { gooseProtocol } from './goose.ts';
 import { kimiProtocol } from './kimi.ts';
+import { opencodeProtocol } from './opencode.ts';
 import { qwenProtocol } from './qwen.ts';
 import { windsurfProtocol } from './windsurf.ts';
 
@@ -24,7 +26,9 @@ export const HOOK_PROTOCOLS: Record<string, (o: ProtocolOptions) => HookProtocol
   cursor: (o) => cursorProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
   droid: (o) => droidProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
   gemini: (o) => geminiProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
+  goose: (o) => gooseProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
   kimi: (o) => kimiProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
+  opencode: (o) => opencodeProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
   qwen: (o) => qwenProtocol({ onAllow: o.onAllow, defaultCwd: o.cwd }) as HookProtocol<never>,
   windsurf: (o) => windsurfProtocol({ defaultCwd: o.cwd }) as HookProtocol<never>,
 };

@@ -2,7 +2,7 @@
 // clients on this machine and whether each runs asimov.
 
 import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,8 @@ export const WIRE_HELP = `Usage:
   asimov wire --list [--json] [--cwd DIR]
 
 Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
-copilot (user, project), qwen, droid, cursor, windsurf, kimi. \`asimov wire --list\` shows scopes and tiers;
-docs/claude-code.md and docs/clients.md say what each reply does in each client.
+copilot (user, project), qwen, droid, cursor, windsurf, kimi, opencode, goose. \`asimov wire --list\` shows
+scopes and tiers; docs/claude-code.md and docs/clients.md say what each reply does in each client.
 
 wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
               --scope user (default) ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
@@ -164,6 +164,11 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   out.push(...plan.changes.map((c) => `  ${c}`));
   if (o.dryRun) {
     out.push('', lineDiff(text ?? '', plan.text ?? ''), 'dry run: nothing was written');
+  } else if (plan.changes.length > 0 && plan.text === null) {
+    // A target that owns its whole file (OpenCode's plugin, Goose's hook plugin) uninstalls by deleting it:
+    // an empty file left behind would still be loaded.
+    rmSync(file, { force: true });
+    out.push('  deleted');
   } else if (plan.changes.length > 0) {
     writeFileAtomic(file, plan.text ?? '', t.modes(o.scope));
     out.push(`  written${target.viaSymlink ? ` to ${target.realPath}` : ''}`);
@@ -171,7 +176,9 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   for (const x of extras) {
     if (x.changes.length === 0) continue;
     out.push(`${x.file}:`, ...x.changes.map((c) => `  ${c}`));
-    if (!o.dryRun) writeFileAtomic(x.file, x.text ?? '', t.modes(o.scope));
+    if (o.dryRun) continue;
+    if (x.text === null) rmSync(x.file, { force: true });
+    else writeFileAtomic(x.file, x.text, t.modes(o.scope));
   }
   if (!o.uninstall && !o.dryRun) out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
   io.out(`${out.join('\n')}\n`);
@@ -226,6 +233,8 @@ const TIER_CAVEATS: Record<string, string> = {
   cursor: 'follows Cursor\'s docs, not yet verified with a real Cursor; failClosed is set on every entry',
   windsurf: 'follows Windsurf\'s docs, not yet verified with a real Windsurf; only exit 2 blocks, so every refusal is exit 2',
   kimi: 'follows Kimi CLI\'s docs, not yet verified with the real CLI; only exit 2 blocks, so every refusal is exit 2',
+  goose: 'a hook plugin in ~/.agents/plugins; follows Goose\'s docs, not yet verified with the real CLI; on_failure "block" is set',
+  opencode: 'a plugin, not a hook; follows OpenCode\'s docs, not yet verified with the real CLI',
 };
 
 function describeClient(c: ClientStatus): string {

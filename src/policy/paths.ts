@@ -182,13 +182,16 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
     home: ['.config/opencode/**', '.cline/**', '.codeium/**', '.claude.json*', '.config/goose/**', '.grok/**'],
     abs: [
       '/etc/claude-code/**', '/Library/Application Support/ClaudeCode/**', '/etc/gemini-cli/**', '/etc/codex/**',
-      '/etc/cursor/**',
+      '/etc/cursor/**', '/Library/Application Support/Cursor/**', '/etc/windsurf/**',
+      '/Library/Application Support/Windsurf/**', '/etc/qwen-code/**',
     ],
     anywhere: [
       '.claude', 'CLAUDE.md', 'CLAUDE.local.md', '.gemini', 'GEMINI.md', '.codex', 'AGENTS.md', 'AGENTS.override.md',
       '.cursor', '.cursorrules', '.windsurf', '.windsurfrules', '.github/copilot-instructions.md',
       '.github/instructions', '.github/hooks', '.copilot', '.qwen', 'QWEN.md', '.factory', '.kimi', '.mcp.json',
       '.vscode/mcp.json', '.clinerules', '.opencode', 'opencode.json', 'opencode.jsonc',
+      // Goose loads hooks from plugins under .agents/plugins (home and project); Kimi Code's own directory.
+      '.agents', '.kimi-code',
     ],
   },
   'asimov-config': {

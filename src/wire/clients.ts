@@ -69,8 +69,8 @@ export const CLIENTS: readonly ClientInfo[] = [
   { name: 'cursor', label: 'Cursor', supported: true, executables: ['cursor-agent', 'cursor'], configDirs: (ctx) => [join(ctx.home, '.cursor')] },
   { name: 'windsurf', label: 'Windsurf', supported: true, executables: ['windsurf'], configDirs: (ctx) => [join(ctx.home, '.codeium', 'windsurf')] },
   { name: 'kimi', label: 'Kimi CLI', supported: true, executables: ['kimi'], configDirs: (ctx) => [join(ctx.home, '.kimi')] },
-  { name: 'goose', label: 'Goose', supported: false, executables: ['goose'], configDirs: (ctx) => [join(xdgConfig(ctx), 'goose')] },
-  { name: 'opencode', label: 'OpenCode', supported: false, executables: ['opencode'], configDirs: (ctx) => [join(xdgConfig(ctx), 'opencode')] },
+  { name: 'goose', label: 'Goose', supported: true, executables: ['goose'], configDirs: (ctx) => [join(xdgConfig(ctx), 'goose')] },
+  { name: 'opencode', label: 'OpenCode', supported: true, executables: ['opencode'], configDirs: (ctx) => [join(xdgConfig(ctx), 'opencode')] },
 ];
 
 export function findClient(name: string): ClientInfo | undefined {

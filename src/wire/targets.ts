@@ -8,7 +8,9 @@ import { copilotTarget } from './copilot.ts';
 import { cursorTarget } from './cursor.ts';
 import { droidTarget } from './droid.ts';
 import { geminiTarget } from './gemini.ts';
+import { gooseTarget } from './goose.ts';
 import { kimiTarget } from './kimi.ts';
+import { opencodeTarget } from './opencode.ts';
 import { qwenTarget } from './qwen.ts';
 import { windsurfTarget } from './windsurf.ts';
 
@@ -75,7 +77,9 @@ export const WIRE_TARGETS: Record<string, WireTarget> = {
   cursor: cursorTarget,
   droid: droidTarget,
   gemini: geminiTarget,
+  goose: gooseTarget,
   kimi: kimiTarget,
+  opencode: opencodeTarget,
   qwen: qwenTarget,
   windsurf: windsurfTarget,
 };

@@ -275,6 +275,8 @@ describe('sensitive names', () => {
     ['/root/.ssh/authorized_keys', 'persistence', true],
     ['deploy/x.service', 'persistence', false],
     ['.claude/settings.json', 'agent-config', true],
+    ['.agents/plugins/asimov/hooks/hooks.json', 'agent-config', true],
+    ['~/.agents/plugins/asimov/plugin.json', 'agent-config', true],
     ['.claude', 'agent-config', true],
     ['CLAUDE.md', 'agent-config', true],
     ['docs/CLAUDE.local.md', 'agent-config', true],
