@@ -6,7 +6,8 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 
 export const CLAUDE_EVENTS = ['PreToolUse', 'PermissionRequest'] as const;
 export type ClaudeEvent = (typeof CLAUDE_EVENTS)[number];

@@ -13,7 +13,8 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 import { reasonText, type OnAllow } from './claude.ts';
 
 export interface CopilotPayload {

@@ -22,7 +22,8 @@ import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 
 export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'preToolUse'] as const;
 export type CursorEvent = (typeof CURSOR_EVENTS)[number];

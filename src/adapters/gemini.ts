@@ -17,7 +17,8 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 import { reasonText } from './claude.ts';
 
 /** The only event asimov is installed for: it fires before every tool, MCP tools included. */

@@ -104,8 +104,3 @@ async function readPayload(stdin: () => AsyncIterable<string | Buffer>): Promise
     throw new PayloadError('the payload is not valid UTF-8');
   }
 }
-
-/** A plain object (not null, not an array): what JSON payloads and tool inputs must be. */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -12,7 +12,8 @@
 
 import type { Decision } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 import {
   exit2, isUnknownTool, parsePreToolPayload, preToolCall, silent, unknownToolReason, type PreToolPayload,
 } from './pretool-payload.ts';

@@ -15,7 +15,8 @@ import { isAbsolute } from 'node:path';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { normalizeTool } from '../core/tools.ts';
 import { reasonText } from './claude.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 import { exit2, isUnknownTool, silent, unknownToolReason, type PreToolPayload } from './pretool-payload.ts';
 
 const LABEL = 'OpenCode';

@@ -6,7 +6,8 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { isPlainObject, type HookReply } from './hook-runtime.ts';
+import { type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 
 export interface PreToolPayload {
   toolName: string;

@@ -17,7 +17,8 @@ import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { isPlainObject, type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { isPlainObject } from '../core/json.ts';
 import { exit2, silent, unknownToolReason } from './pretool-payload.ts';
 
 export const WINDSURF_EVENTS = ['pre_run_command', 'pre_write_code', 'pre_read_code', 'pre_mcp_tool_use'] as const;

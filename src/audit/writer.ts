@@ -5,7 +5,7 @@ import {
 } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AsimovError, describeError } from '../core/errors.ts';
+import { AsimovError, describeError, errnoOf } from '../core/errors.ts';
 import { GENESIS_HASH, sealEvent, serializeEventLine, sha256Hex, type AuditEvent, type AuditEventDraft } from './event.ts';
 import { resolveAuditPath } from './paths.ts';
 
@@ -52,7 +52,7 @@ export function createAuditWriter(opts: AuditWriterOptions = {}): AuditWriter | 
         try {
           acquireLock(lock, staleMs, timeoutMs);
         } catch (e) {
-          if (errno(e) !== 'ENOENT') throw e;
+          if (errnoOf(e) !== 'ENOENT') throw e;
           // The directory is missing (first run, or removed under a long-lived proxy): create it, then retry.
           // 0700: the log records what the agent did and where; other users have no business reading it.
           mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -192,15 +192,11 @@ function sleep(ms: number): void {
   Atomics.wait(SLEEPER, 0, 0, ms);
 }
 
-function errno(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | undefined)?.code;
-}
-
 function statOrNull(p: string): Stats | null {
   try {
     return statSync(p);
   } catch (e) {
-    if (errno(e) === 'ENOENT') return null;
+    if (errnoOf(e) === 'ENOENT') return null;
     throw e;
   }
 }
@@ -217,7 +213,7 @@ function acquireLock(lock: string, staleMs: number, timeoutMs: number): void {
       closeSync(openSync(lock, LOCK_FLAGS, 0o600));
       return;
     } catch (e) {
-      if (errno(e) !== 'EEXIST') throw e;
+      if (errnoOf(e) !== 'EEXIST') throw e;
     }
     if (breakIfStale(lock, staleMs)) continue;
     if (Date.now() >= deadline) {
@@ -241,7 +237,7 @@ function breakIfStale(lock: string, staleMs: number): boolean {
   try {
     mkdirSync(breaker, { mode: 0o700 });
   } catch (e) {
-    if (errno(e) !== 'EEXIST') throw e;
+    if (errnoOf(e) !== 'EEXIST') throw e;
     // Someone else is breaking it; a breaker left by a crash is itself removed once stale.
     const bs = statOrNull(breaker);
     if (bs && isStale(bs, staleMs)) rmdirQuiet(breaker);
@@ -260,7 +256,7 @@ function rmdirQuiet(p: string): void {
   try {
     rmdirSync(p);
   } catch (e) {
-    if (errno(e) !== 'ENOENT') throw e;
+    if (errnoOf(e) !== 'ENOENT') throw e;
   }
 }
 
@@ -276,7 +272,7 @@ function unlinkQuiet(p: string): void {
   try {
     unlinkSync(p);
   } catch (e) {
-    if (errno(e) !== 'ENOENT') throw e;
+    if (errnoOf(e) !== 'ENOENT') throw e;
   }
 }
 

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { printable } from '../adapters/mcp/poison.ts';
-import { approvePending, defaultPinsPath, forgetPins, readPins, shellQuote, type PinChange, type PinStore } from '../adapters/mcp/pins.ts';
+import { shellQuote } from '../core/tools.ts';
+import { approvePending, defaultPinsPath, forgetPins, readPins, type PinChange, type PinStore } from '../adapters/mcp/pins.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const MCP_PINS_HELP = `Usage:

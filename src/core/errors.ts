@@ -84,3 +84,8 @@ export function describeError(e: unknown): string {
 export function errorCodeOf(e: unknown): ErrorCode {
   return e instanceof AsimovError ? e.code : 'internal';
 }
+
+/** The errno code of a thrown value (`ENOENT`, `EEXIST`…), or undefined. */
+export function errnoOf(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | null | undefined)?.code;
+}

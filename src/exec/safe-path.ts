@@ -4,7 +4,7 @@
 
 import { lstatSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { AsimovError } from '../core/errors.ts';
+import { AsimovError, errnoOf } from '../core/errors.ts';
 import { isWithin } from '../policy/paths.ts';
 
 /** Who a directory entry is, as far as a swap is concerned: the same device and inode is the same file. */
@@ -65,16 +65,12 @@ export function canonicalRoots(dirs: readonly string[], base: string): string[] 
   return out;
 }
 
-function errno(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
-
 function lstatOrNull(p: string): BigIntStats | null {
   try {
     return lstatSync(p, { bigint: true });
   } catch (e) {
-    if (errno(e) === 'ENOENT') return null;
-    if (errno(e) === 'ENOTDIR') throw new AsimovError('path_refused', `A parent of ${p} is not a directory.`);
+    if (errnoOf(e) === 'ENOENT') return null;
+    if (errnoOf(e) === 'ENOTDIR') throw new AsimovError('path_refused', `A parent of ${p} is not a directory.`);
     throw new AsimovError('io_error', `Cannot inspect ${p}: ${(e as Error).message}`);
   }
 }
@@ -110,11 +106,11 @@ export function checkPath(p: unknown, o: { cwd: string; roots: readonly string[]
       dir = realpathSync.native(cur);
       break;
     } catch (e) {
-      if (errno(e) === 'ENOTDIR') throw new AsimovError('path_refused', `A parent of ${requested} is not a directory.`);
-      if (errno(e) === 'ELOOP') throw new AsimovError('path_refused', `${cur} is a loop of symbolic links.`);
+      if (errnoOf(e) === 'ENOTDIR') throw new AsimovError('path_refused', `A parent of ${requested} is not a directory.`);
+      if (errnoOf(e) === 'ELOOP') throw new AsimovError('path_refused', `${cur} is a loop of symbolic links.`);
       // A link that stopped being one between two steps of the resolution.
-      if (errno(e) === 'EINVAL') throw new AsimovError('path_changed', `${cur} changed while it was being checked; nothing was done, try again.`);
-      if (errno(e) !== 'ENOENT') throw new AsimovError('io_error', `Cannot resolve ${cur}: ${(e as Error).message}`);
+      if (errnoOf(e) === 'EINVAL') throw new AsimovError('path_changed', `${cur} changed while it was being checked; nothing was done, try again.`);
+      if (errnoOf(e) !== 'ENOENT') throw new AsimovError('io_error', `Cannot resolve ${cur}: ${(e as Error).message}`);
       missing.unshift(basename(cur));
       cur = dirname(cur);
     }
@@ -135,7 +131,7 @@ export function checkPath(p: unknown, o: { cwd: string; roots: readonly string[]
   try {
     dirStat = statSync(dir, { bigint: true });
   } catch (e) {
-    throw new AsimovError('path_changed', `${dir} changed while it was being checked (${errno(e) ?? String(e)}); nothing was done, try again.`);
+    throw new AsimovError('path_changed', `${dir} changed while it was being checked (${errnoOf(e) ?? String(e)}); nothing was done, try again.`);
   }
   // The leaf, seen through its canonical parent: the same entry as `requested` unless something moved.
   const leaf = missing.length > 0 ? null : lstatOrNull(real);

@@ -2,6 +2,7 @@
 // otherwise silently drop a label or an intent and skew every figure, so each problem names its line and key.
 
 import { AsimovError } from '../core/errors.ts';
+import { isPlainObject } from '../core/json.ts';
 
 export type EvalLabel = 'allow' | 'deny';
 
@@ -20,10 +21,6 @@ export interface EvalCase {
 
 const CASE_KEYS = ['id', 'call', 'intent', 'label', 'why'] as const;
 const CALL_KEYS = ['tool', 'input', 'cwd'] as const;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Parses a cases file's text. Blank lines are skipped; anything else malformed throws, naming line and key. */
 export function parseCases(text: string, file: string): EvalCase[] {
@@ -50,7 +47,7 @@ export function parseCaseLine(raw: string, file: string, line: number): EvalCase
   } catch (e) {
     throw bad(`not valid JSON: ${(e as Error).message}`, file, line);
   }
-  if (!isObject(v)) throw bad('each line must be a JSON object', file, line);
+  if (!isPlainObject(v)) throw bad('each line must be a JSON object', file, line);
   for (const k of Object.keys(v)) {
     if (!(CASE_KEYS as readonly string[]).includes(k)) throw bad(`unknown key; a case has ${CASE_KEYS.join(', ')}`, file, line, k);
   }
@@ -59,12 +56,12 @@ export function parseCaseLine(raw: string, file: string, line: number): EvalCase
   const label = v.label;
   if (label !== 'allow' && label !== 'deny') throw bad('must be "allow" or "deny"', file, line, 'label');
   const call = v.call;
-  if (!isObject(call)) throw bad('must be an object { tool, input, cwd? }', file, line, 'call');
+  if (!isPlainObject(call)) throw bad('must be an object { tool, input, cwd? }', file, line, 'call');
   for (const k of Object.keys(call)) {
     if (!(CALL_KEYS as readonly string[]).includes(k)) throw bad(`unknown key; a call has ${CALL_KEYS.join(', ')}`, file, line, `call.${k}`);
   }
   if (typeof call.tool !== 'string' || call.tool === '') throw bad('a non-empty string is required (the client\'s tool name)', file, line, 'call.tool');
-  if (!isObject(call.input)) throw bad('must be a JSON object (the tool\'s arguments)', file, line, 'call.input');
+  if (!isPlainObject(call.input)) throw bad('must be a JSON object (the tool\'s arguments)', file, line, 'call.input');
   if (call.cwd !== undefined && (typeof call.cwd !== 'string' || call.cwd === '')) throw bad('must be a non-empty string when given', file, line, 'call.cwd');
   if (v.intent !== undefined && (typeof v.intent !== 'string' || v.intent.trim() === '')) throw bad('must be a non-empty string when given (leave it out for no request)', file, line, 'intent');
   if (v.why !== undefined && typeof v.why !== 'string') throw bad('must be a string when given', file, line, 'why');

@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeError } from '../core/errors.ts';
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, readClaudeHookState, type ClaudeScope } from './claude.ts';
-import { findExecutable, HOOK_MARKER, shellQuote } from './hook-command.ts';
+import { findExecutable } from '../core/executables.ts';
+import { shellQuote } from '../core/tools.ts';
+import { HOOK_MARKER } from './hook-command.ts';
 import { WIRE_TARGETS } from './targets.ts';
 import { readTextFile, resolveTarget } from './write-file.ts';
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAsimovHookCommand } from './hook-command.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
+import { isPlainObject } from '../core/json.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'info';
 
@@ -45,7 +46,6 @@ export interface DoctorOptions {
 
 /** Matchers that Claude Code applies to every tool, MCP tools included (notes/claude-code.md). */
 
-
 interface FoundHook {
   scope: string;
   file: string;
@@ -80,18 +80,18 @@ export async function doctorClaude(o: DoctorOptions): Promise<DoctorReport> {
       });
       continue;
     }
-    if (!isObject(settings)) continue;
+    if (!isPlainObject(settings)) continue;
     if (settings['disableAllHooks'] === true) hooksDisabled = file;
     if (scope === 'managed' && settings['allowManagedHooksOnly'] === true) managedOnly = true;
     const hooks = settings['hooks'];
-    if (!isObject(hooks)) continue;
+    if (!isPlainObject(hooks)) continue;
     for (const [event, groups] of Object.entries(hooks)) {
       if (!Array.isArray(groups)) continue;
       for (const g of groups) {
-        if (!isObject(g) || !Array.isArray(g['hooks'])) continue;
+        if (!isPlainObject(g) || !Array.isArray(g['hooks'])) continue;
         const matcher = typeof g['matcher'] === 'string' ? g['matcher'] : '';
         for (const h of g['hooks']) {
-          if (!isObject(h) || !isAsimovHookCommand(h['command'], 'claude')) continue;
+          if (!isPlainObject(h) || !isAsimovHookCommand(h['command'], 'claude')) continue;
           const t = h['timeout'];
           found.push({
             scope, file, event, matcher, command: h['command'] as string,
@@ -235,8 +235,4 @@ function runThroughShell(command: string, input: string, timeoutMs: number, cwd:
     child.stdin.on('error', () => { /* the command may exit before reading */ });
     child.stdin.end(input);
   });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -4,8 +4,9 @@
 // could change), kills asimov at its deadline with a watchdog, and maps any non-zero exit to exit 2 with
 // a reason on stderr. asimov's own reply is always JSON on stdout with exit 0, so non-zero means failure.
 
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
+import { findExecutable } from '../core/executables.ts';
+import { shellQuote } from '../core/tools.ts';
 
 /** Marks asimov's entries in a client's settings so that `wire` can find, update and remove exactly them. */
 export const HOOK_MARKER = 'asimov-hook:';
@@ -43,12 +44,6 @@ export interface HookCommand {
   deadlineMs: number;
 }
 
-/** Single-quotes a word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 export function buildHookCommand(o: HookCommandOptions): HookCommand {
   for (const [what, p] of [['node', o.nodePath], ['asimov', o.asimovPath]] as const) {
     if (!isAbsolute(p)) throw new Error(`the ${what} path in a hook command must be absolute, got ${p}`);
@@ -78,21 +73,6 @@ export function isAsimovHookCommand(command: unknown, client?: string): boolean 
   if (at < 0) return false;
   const tag = command.slice(at + 2 + HOOK_MARKER.length).trim();
   return client === undefined ? tag.length > 0 : tag === client;
-}
-
-/** Finds an executable by name on PATH, as the shell would (absolute path or null). */
-export function findExecutable(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
-    const p = join(dir, name);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }
 
 /** The watchdog this machine offers: coreutils `timeout`, else perl's alarm, else none (doctor warns). */

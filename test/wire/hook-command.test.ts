@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  buildHookCommand, detectWatchdog, findExecutable, isAsimovHookCommand, shellQuote, DEFAULT_DEADLINE_MS, type Watchdog,
-} from '../../src/wire/hook-command.ts';
+import { buildHookCommand, detectWatchdog, isAsimovHookCommand, DEFAULT_DEADLINE_MS, type Watchdog } from '../../src/wire/hook-command.ts';
+import { findExecutable } from '../../src/core/executables.ts';
+import { shellQuote } from '../../src/core/tools.ts';
 
 let root = '';
 let dir = '';

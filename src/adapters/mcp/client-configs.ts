@@ -8,6 +8,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parseToml, TomlError } from './toml.ts';
+import { isPlainObject } from '../../core/json.ts';
 
 export type ClientName = 'claude-code' | 'claude-desktop' | 'cursor' | 'gemini-cli' | 'codex' | 'windsurf' | 'vscode' | 'file';
 
@@ -187,13 +188,13 @@ function readSource(src: Source, ctx: Ctx, out: ClientServers): void {
       return;
     }
   }
-  if (!isRecord(data)) {
+  if (!isPlainObject(data)) {
     if (text.trim() !== '') note('not a JSON object; skipped');
     return;
   }
   const add = (servers: unknown, scope: string, c: Ctx, vscode = false) => {
     if (servers === undefined) return;
-    if (!isRecord(servers)) {
+    if (!isPlainObject(servers)) {
       note(`${vscode ? 'servers' : 'mcpServers'} is not an object; skipped`);
       return;
     }
@@ -207,9 +208,9 @@ function readSource(src: Source, ctx: Ctx, out: ClientServers): void {
     case 'claude-json': {
       add(data['mcpServers'], 'user', ctx);
       const projects = data['projects'];
-      if (isRecord(projects)) {
+      if (isPlainObject(projects)) {
         for (const [path, p] of Object.entries(projects)) {
-          if (isRecord(p)) add(p['mcpServers'], `local ${path}`, { ...ctx, cwd: path });
+          if (isPlainObject(p)) add(p['mcpServers'], `local ${path}`, { ...ctx, cwd: path });
         }
       }
       break;
@@ -222,7 +223,7 @@ function readSource(src: Source, ctx: Ctx, out: ClientServers): void {
       break;
     case 'vscode-settings': {
       const mcp = data['mcp'];
-      add(isRecord(mcp) ? mcp['servers'] : data['mcp.servers'], src.scope, ctx, true);
+      add(isPlainObject(mcp) ? mcp['servers'] : data['mcp.servers'], src.scope, ctx, true);
       break;
     }
     case 'codex':
@@ -234,11 +235,11 @@ function readSource(src: Source, ctx: Ctx, out: ClientServers): void {
 }
 
 function detectShape(data: Record<string, unknown>): Source['shape'] | null {
-  if ('projects' in data && isRecord(data['projects'])) return 'claude-json';
+  if ('projects' in data && isPlainObject(data['projects'])) return 'claude-json';
   if ('mcp_servers' in data) return 'codex';
   if ('mcpServers' in data) return 'mcpServers';
   if ('servers' in data) return 'vscode';
-  if (isRecord(data['mcp']) || 'mcp.servers' in data) return 'vscode-settings';
+  if (isPlainObject(data['mcp']) || 'mcp.servers' in data) return 'vscode-settings';
   return null;
 }
 
@@ -248,12 +249,8 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function stringRecord(v: unknown): Record<string, string> | undefined {
-  if (!isRecord(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean') out[k] = String(x);
   return out;
@@ -264,7 +261,7 @@ const TRANSPORTS: Record<string, Transport> = {
 };
 
 function toEntry(src: Source, name: string, raw: unknown, scope: string, ctx: Ctx, note: (m: string) => void): ServerEntry | null {
-  if (!isRecord(raw)) {
+  if (!isPlainObject(raw)) {
     note(`server "${name}" is not an object; skipped`);
     return null;
   }

@@ -12,7 +12,9 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { AsimovError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/lazy.ts';
+import { shellQuote } from '../../core/tools.ts';
 import type { ToolDef } from './poison.ts';
+import { isPlainObject } from '../../core/json.ts';
 
 export const PINS_VERSION = 1;
 
@@ -101,12 +103,6 @@ export function serverIdFor(spec: ServerSpec): string {
   return [spec.command, ...(spec.args ?? [])].map(shellQuote).join(' ');
 }
 
-/** A word as a POSIX shell needs it written (quoted only when it must be). */
-export function shellQuote(w: string): string {
-  if (w !== '' && /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(w)) return w;
-  return `'${w.replace(/'/g, `'\\''`)}'`;
-}
-
 const SECRET_PARAM_RE = /key|token|secret|auth|pass|sig|cred|session|code/i;
 
 function normalizeUrl(raw: string): string {
@@ -159,21 +155,17 @@ function emptyStore(): PinStore {
   return { version: PINS_VERSION, servers: {} };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 function validate(data: unknown, path: string): PinStore {
-  if (!isRecord(data)) throw corrupt(path, 'not a JSON object');
+  if (!isPlainObject(data)) throw corrupt(path, 'not a JSON object');
   if (data['version'] !== PINS_VERSION) throw corrupt(path, `unknown version ${JSON.stringify(data['version'])}`);
   const servers = data['servers'];
-  if (!isRecord(servers)) throw corrupt(path, '"servers" is not an object');
+  if (!isPlainObject(servers)) throw corrupt(path, '"servers" is not an object');
   const out: PinStore = { version: PINS_VERSION, servers: {} };
   for (const [id, s] of Object.entries(servers)) {
-    if (!isRecord(s) || !isRecord(s['tools']) || !isRecord(s['pending'])) throw corrupt(path, `server ${JSON.stringify(id)} has no "tools" and "pending" objects`);
+    if (!isPlainObject(s) || !isPlainObject(s['tools']) || !isPlainObject(s['pending'])) throw corrupt(path, `server ${JSON.stringify(id)} has no "tools" and "pending" objects`);
     const tools: Record<string, Pin> = {};
     for (const [name, p] of Object.entries(s['tools'])) {
-      if (!isRecord(p) || typeof p['hash'] !== 'string' || !SHA_RE.test(p['hash']) || typeof p['pinnedAt'] !== 'string' || (p['by'] !== 'first-use' && p['by'] !== 'person')) {
+      if (!isPlainObject(p) || typeof p['hash'] !== 'string' || !SHA_RE.test(p['hash']) || typeof p['pinnedAt'] !== 'string' || (p['by'] !== 'first-use' && p['by'] !== 'person')) {
         throw corrupt(path, `the pin of ${JSON.stringify(name)} on ${JSON.stringify(id)} is malformed`);
       }
       const af = p['acceptedFindings'];
@@ -182,7 +174,7 @@ function validate(data: unknown, path: string): PinStore {
     }
     const pending: Record<string, PendingDef> = {};
     for (const [name, p] of Object.entries(s['pending'])) {
-      if (!isRecord(p) || typeof p['hash'] !== 'string' || !SHA_RE.test(p['hash']) || typeof p['seenAt'] !== 'string' || (p['kind'] !== 'changed' && p['kind'] !== 'poisoned')) {
+      if (!isPlainObject(p) || typeof p['hash'] !== 'string' || !SHA_RE.test(p['hash']) || typeof p['seenAt'] !== 'string' || (p['kind'] !== 'changed' && p['kind'] !== 'poisoned')) {
         throw corrupt(path, `the pending definition of ${JSON.stringify(name)} on ${JSON.stringify(id)} is malformed`);
       }
       const f = p['findings'];
@@ -191,7 +183,7 @@ function validate(data: unknown, path: string): PinStore {
       pending[name] = {
         hash: p['hash'], kind: p['kind'], seenAt: p['seenAt'],
         ...(f ? { findings: f as string[] } : {}),
-        ...(isRecord(def) && typeof def['name'] === 'string' ? { definition: def as ToolDef } : {}),
+        ...(isPlainObject(def) && typeof def['name'] === 'string' ? { definition: def as ToolDef } : {}),
       };
     }
     out.servers[id] = { tools, pending };

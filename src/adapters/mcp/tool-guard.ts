@@ -6,7 +6,8 @@
 
 import { describeError } from '../../core/errors.ts';
 import { inspectTool, isBlocking, type Finding, type ToolDef } from './poison.ts';
-import { defaultPinsPath, hashTool, pendingRecord, readPins, serverEntry, shellQuote, updatePins, type PinStore } from './pins.ts';
+import { shellQuote } from '../../core/tools.ts';
+import { defaultPinsPath, hashTool, pendingRecord, readPins, serverEntry, updatePins, type PinStore } from './pins.ts';
 
 export type { ToolDef } from './poison.ts';
 

@@ -12,9 +12,10 @@
 //   own retries, so the factory's single retry and deadline hold.
 
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { findExecutable, isExecutable } from '../../core/executables.ts';
 import { JUDGE_CHILD_ENV } from '../switch.ts';
 import { parseVerdictText, parseVerdictValue, VERDICT_JSON_SCHEMA, type ParsedVerdict } from '../parse.ts';
 import { failure, type ProviderReply, type ProviderRequest, type Usage } from './provider.ts';
@@ -27,21 +28,7 @@ const MAX_OUTPUT_BYTES = 1024 * 1024;
 export function findClaudeBinary(env: NodeJS.ProcessEnv): string | undefined {
   const explicit = env[CLAUDE_BIN_ENV]?.trim();
   if (explicit) return isAbsolute(explicit) && isExecutable(explicit) ? explicit : undefined;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue; // a relative PATH entry would resolve against the agent's cwd
-    const p = join(dir, 'claude');
-    if (isExecutable(p)) return p;
-  }
-  return undefined;
-}
-
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return findExecutable('claude', env) ?? undefined;
 }
 
 export function claudeArgs(req: Pick<ProviderRequest, 'prompt' | 'model'>): string[] {
