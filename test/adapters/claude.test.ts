@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { claudeBlock, claudeReply, claudeToolCall, parseClaudePayload, type ClaudePayload } from '../../src/adapters/claude.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision } from '../helpers/hook-tests.ts';
 
 const base = {
   session_id: 'sess-1',
@@ -22,9 +22,6 @@ function payload(over: Record<string, unknown> = {}): ClaudePayload {
   return p as ClaudePayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Claude Code payloads', () => {
   test('maps the fields into a ToolCall with session, tool name and tool_use_id for the audit', () => {

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { codexBlock, codexProtocol, codexReply, codexToolCall, parseCodexPayload, type CodexPayload } from '../../src/adapters/codex.ts';
 import { runHook } from '../../src/adapters/hook-runtime.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision } from '../helpers/hook-tests.ts';
 
 // As codex 0.169.0 sent it (see test/e2e/codex-hooks.test.ts), with the paths changed.
 const base = {
@@ -27,9 +27,6 @@ function payload(over: Record<string, unknown> = {}): CodexPayload {
   return p as CodexPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Codex payloads', () => {
   test('maps the fields into a ToolCall with agent codex, session and tool_use_id', () => {

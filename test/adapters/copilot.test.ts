@@ -11,7 +11,7 @@ import { copilotProtocol, copilotReply, copilotToolCall, parseCopilotPayload, ty
 import { runHook } from '../../src/adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
 import { createGate } from '../../src/gate/gate.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision } from '../helpers/hook-tests.ts';
 
 const base = {
   sessionId: 'c737d9d9-adf4-434f-9977-3222f1bcbff6',
@@ -27,9 +27,6 @@ function payload(over: Record<string, unknown> = {}): CopilotPayload {
   return p as CopilotPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Copilot CLI payloads', () => {
   test('maps the fields into a ToolCall with agent copilot, the tool name and the session', () => {

@@ -3,13 +3,11 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { cursorProtocol, cursorReply, cursorToolCall, parseCursorPayload, type CursorPayload } from '../../src/adapters/cursor.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
 const common = {
   conversation_id: 'conv-123',
@@ -25,9 +23,6 @@ function payload(v: Record<string, unknown>): CursorPayload {
   return p as CursorPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Cursor payloads', () => {
   test('beforeShellExecution: the command as a shell call, the workspace root as project, the conversation as session', () => {
@@ -142,20 +137,12 @@ describe("replies: exactly Cursor's fields", () => {
 });
 
 describe('whole runs of `asimov hook cursor` (the built bin, the real gate)', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-cursor-hook-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'cursor'], {
-    cwd: project, input, encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-  });
+  const scratch = hookScratch('cursor');
+  const { root, home, project, hook } = scratch;
   const at = { ...common, workspace_roots: [project] };
 
   test('a catastrophic command is denied with its rule; an everyday one is allowed', () => {
-    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    assert.ok(existsSync(BIN));
     const denied = hook(JSON.stringify({ ...at, hook_event_name: 'beforeShellExecution', command: 'rm -rf ~', cwd: project }));
     assert.equal(denied.status, 0, denied.stderr);
     const body = JSON.parse(denied.stdout) as Record<string, string>;
@@ -181,5 +168,5 @@ describe('whole runs of `asimov hook cursor` (the built bin, the real gate)', ()
     assert.match(r.stderr, /could not read the cursor hook payload/);
   });
 
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });

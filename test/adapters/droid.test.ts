@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { droidProtocol, droidReply, type DroidPayload } from '../../src/adapters/droid.ts';
 import { runHook } from '../../src/adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision } from '../helpers/hook-tests.ts';
 
 const base = {
   session_id: 's-1', transcript_path: '/home/dev/.factory/sessions/s-1.jsonl', cwd: '/home/dev/project',
@@ -25,9 +25,6 @@ function payload(over: Record<string, unknown> = {}): DroidPayload {
   return p as DroidPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer: 'static', ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Factory Droid payloads', () => {
   test('maps the fields into a ToolCall with agent droid', () => {

@@ -3,13 +3,10 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { gooseProtocol, gooseReply, gooseToolCall, parseGoosePayload, type GoosePayload } from '../../src/adapters/goose.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
 const shell = {
   event: 'PreToolUse', session_id: 'abc-123', matcher_context: 'developer__shell', tool_name: 'developer__shell',
@@ -22,9 +19,6 @@ function payload(v: Record<string, unknown>): GoosePayload {
   return p as GoosePayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Goose payloads', () => {
   test('developer__shell is a shell call; session_id the session, tool_call_id the call, working_dir the cwd', () => {
@@ -87,19 +81,11 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 });
 
 describe('whole runs of `asimov hook goose` (the built bin, the real gate)', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-goose-hook-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'goose'], {
-    cwd: project, input, encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-  });
+  const scratch = hookScratch('goose');
+  const { root, project, hook } = scratch;
 
   test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes with empty stdout', () => {
-    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    assert.ok(existsSync(BIN));
     const denied = hook(JSON.stringify({ ...shell, working_dir: project, tool_input: { command: 'rm -rf ~' } }));
     assert.equal(denied.status, 2, denied.stdout);
     assert.equal(denied.stdout, '');
@@ -116,5 +102,5 @@ describe('whole runs of `asimov hook goose` (the built bin, the real gate)', () 
     assert.match(r.stderr, /could not read the goose hook payload/);
   });
 
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });

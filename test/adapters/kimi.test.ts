@@ -3,14 +3,11 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { kimiProtocol, kimiReply, parseKimiPayload, type KimiPayload } from '../../src/adapters/kimi.ts';
 import { preToolCall } from '../../src/adapters/pretool-payload.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
 const shell = { hook_event_name: 'PreToolUse', session_id: 's-1', cwd: '/home/dev/project', tool_name: 'Shell', tool_input: { command: 'npm test' }, tool_call_id: 'call-7' };
 
@@ -20,9 +17,6 @@ function payload(v: Record<string, unknown>): KimiPayload {
   return p as KimiPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Kimi CLI payloads', () => {
   test('Shell is a shell call; session_id the session, tool_call_id the call', () => {
@@ -79,19 +73,11 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 });
 
 describe('whole runs of `asimov hook kimi` (the built bin, the real gate)', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-kimi-hook-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'kimi'], {
-    cwd: project, input, encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-  });
+  const scratch = hookScratch('kimi');
+  const { root, project, hook } = scratch;
 
   test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
-    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    assert.ok(existsSync(BIN));
     const denied = hook(JSON.stringify({ ...shell, cwd: project, tool_input: { command: 'rm -rf ~' } }));
     assert.equal(denied.status, 2, denied.stdout);
     assert.equal(denied.stdout, '');
@@ -108,5 +94,5 @@ describe('whole runs of `asimov hook kimi` (the built bin, the real gate)', () =
     assert.match(r.stderr, /could not read the kimi hook payload/);
   });
 
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });

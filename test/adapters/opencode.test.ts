@@ -3,13 +3,10 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { opencodeProtocol, opencodeReply, opencodeToolCall, parseOpenCodePayload, type OpenCodePayload } from '../../src/adapters/opencode.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
 const bash = { tool: 'bash', sessionID: 'ses_1', callID: 'call_7', args: { command: 'npm test', description: 'run tests' }, cwd: '/home/dev/project' };
 
@@ -19,9 +16,6 @@ function payload(v: Record<string, unknown>): OpenCodePayload {
   return p as OpenCodePayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing the OpenCode plugin payload', () => {
   test('bash is a shell call; sessionID the session, callID the call', () => {
@@ -96,19 +90,11 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 });
 
 describe('whole runs of `asimov hook opencode` (the built bin, the real gate)', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-opencode-hook-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'opencode'], {
-    cwd: project, input, encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-  });
+  const scratch = hookScratch('opencode');
+  const { root, project, hook } = scratch;
 
   test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
-    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    assert.ok(existsSync(BIN));
     const denied = hook(JSON.stringify({ ...bash, cwd: project, args: { command: 'rm -rf ~' } }));
     assert.equal(denied.status, 2, denied.stdout);
     assert.equal(denied.stdout, '');
@@ -125,5 +111,5 @@ describe('whole runs of `asimov hook opencode` (the built bin, the real gate)', 
     assert.match(r.stderr, /could not read the opencode hook payload/);
   });
 
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });

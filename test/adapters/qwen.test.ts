@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { qwenProtocol, qwenReply, type QwenPayload } from '../../src/adapters/qwen.ts';
 import { runHook } from '../../src/adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision } from '../helpers/hook-tests.ts';
 
 // As Qwen Code's documentation describes the PreToolUse input.
 const base = {
@@ -27,9 +27,6 @@ function payload(over: Record<string, unknown> = {}): QwenPayload {
   return p as QwenPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer: 'static', ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Qwen Code payloads', () => {
   test('maps the fields into a ToolCall with agent qwen', () => {

@@ -4,13 +4,11 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseWindsurfPayload, windsurfProtocol, windsurfReply, windsurfToolCall, type WindsurfPayload } from '../../src/adapters/windsurf.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
 const common = { trajectory_id: 'traj-1', execution_id: 'exec-2', timestamp: '2025-01-01T00:00:00Z' };
 const run = { ...common, agent_action_name: 'pre_run_command', tool_info: { command_line: 'npm test', cwd: '/home/dev/project' } };
@@ -21,9 +19,6 @@ function payload(v: Record<string, unknown>): WindsurfPayload {
   return p as WindsurfPayload;
 }
 
-function decision(verdict: Verdict, tier: Tier, rule: string | null = 'x.rule', layer: Decision['layer'] = 'static'): Decision {
-  return { verdict, tier, rule, reason: 'because', layer, ms: 0, findings: [], decisionId: 'd1' };
-}
 
 describe('parsing Windsurf payloads', () => {
   test('pre_run_command: the command line as a shell call in its cwd; trajectory as session, execution as call', () => {
@@ -97,19 +92,11 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 });
 
 describe('whole runs of `asimov hook windsurf` (the built bin, the real gate)', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-windsurf-hook-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const hook = (input: string) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'hook', 'windsurf'], {
-    cwd: project, input, encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-  });
+  const scratch = hookScratch('windsurf');
+  const { root, home, project, hook } = scratch;
 
   test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
-    assert.ok(existsSync(join(REPO, 'bin/asimov.cjs')));
+    assert.ok(existsSync(BIN));
     const denied = hook(JSON.stringify({ ...common, agent_action_name: 'pre_run_command', tool_info: { command_line: 'rm -rf ~', cwd: project } }));
     assert.equal(denied.status, 2, denied.stdout);
     assert.equal(denied.stdout, '');
@@ -133,5 +120,5 @@ describe('whole runs of `asimov hook windsurf` (the built bin, the real gate)', 
     assert.match(r.stderr, /could not read the windsurf hook payload/);
   });
 
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });
