@@ -7,7 +7,7 @@
 // malformed replies, per-request counters) take over with `onRequest`.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, readBody } from './loopback-http.ts';
 
 export interface ScriptedToolUse { name: string; input: Record<string, unknown>; id?: string }
 export interface ScriptStep { text?: string; tools?: ScriptedToolUse[] }
@@ -140,20 +140,10 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startAnthropicServer(opts: AnthropicServerOptions = {}): Promise<AnthropicServer> {
   const script = opts.script ?? [];
   const sideText = opts.sideText ?? 'done';
   const requests: CapturedRequest[] = [];
-  const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let messageCount = 0;
 
@@ -220,15 +210,8 @@ export async function startAnthropicServer(opts: AnthropicServerOptions = {}): P
       res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `scripted server: ${String(err)}` } }));
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const loopback = await listenLoopback(server);
+  const port = loopback.port;
 
   const mainRequests = (): CapturedRequest[] => requests.filter((r) => r.main);
 
@@ -257,8 +240,7 @@ export async function startAnthropicServer(opts: AnthropicServerOptions = {}): P
     async close() {
       for (const res of hanging) res.destroy();
       hanging.clear();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }

@@ -7,7 +7,7 @@
 // The tool outputs Codex sends back (`function_call_output` items) are collected by call id.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, readBody } from './loopback-http.ts';
 
 export interface ScriptedCall { name: string; arguments: Record<string, unknown> }
 export interface CodexStep { text?: string; calls?: ScriptedCall[] }
@@ -21,15 +21,6 @@ export interface CodexModelServer {
   /** The names of the function tools Codex offered in its first request. */
   offeredTools(): string[];
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function inputItems(body: any): any[] {
@@ -87,7 +78,6 @@ function streamFor(step: CodexStep, stepIndex: number, responseId: string): stri
 
 export async function startCodexModelServer(o: { script: CodexStep[]; finalText?: string }): Promise<CodexModelServer> {
   const requests: CapturedResponsesRequest[] = [];
-  const sockets = new Set<Socket>();
   let count = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -118,15 +108,8 @@ export async function startCodexModelServer(o: { script: CodexStep[]; finalText?
       res.end(JSON.stringify({ error: { message: `scripted server: ${String(err)}`, type: 'server_error' } }));
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loopback = await listenLoopback(server);
+  const url = loopback.url;
   return {
     url,
     baseUrl: `${url}/v1`,
@@ -146,8 +129,7 @@ export async function startCodexModelServer(o: { script: CodexStep[]; finalText?
       return tools.map((t) => String(t?.name ?? t?.type));
     },
     async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }

@@ -8,7 +8,7 @@
 // an SSE stream of chunks when `stream` is true, one JSON completion otherwise.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, readBody } from './loopback-http.ts';
 
 /** A function tool call (`args`), or a call of a freeform custom tool such as Copilot's apply_patch (`input`). */
 export interface ScriptedToolCall { name: string; args?: Record<string, unknown>; input?: string }
@@ -44,15 +44,6 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((p) => (typeof (p as { text?: unknown })?.text === 'string' ? (p as { text: string }).text : '')).join('\n');
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 interface Call { id: string; name: string; arguments: string; custom: boolean }
@@ -97,7 +88,6 @@ function stream(r: Reply, id: string, model: string): string {
 
 export async function startCopilotModelServer(o: { script: ChatScriptStep[]; sideText?: string }): Promise<CopilotModelServer> {
   const requests: CapturedCompletion[] = [];
-  const sockets = new Set<Socket>();
   let count = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -137,15 +127,8 @@ export async function startCopilotModelServer(o: { script: ChatScriptStep[]; sid
       res.end(JSON.stringify({ error: { message: `scripted server: ${String(err)}`, type: 'server_error' } }));
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loopback = await listenLoopback(server);
+  const url = loopback.url;
   return {
     baseUrl: `${url}/v1`,
     requests,
@@ -160,8 +143,7 @@ export async function startCopilotModelServer(o: { script: ChatScriptStep[]; sid
       return out;
     },
     async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }

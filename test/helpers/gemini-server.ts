@@ -6,7 +6,7 @@
 // checks, summaries) the client interleaves; those get plain text.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, readBody } from './loopback-http.ts';
 
 export interface GeminiScriptedCall { name: string; args: Record<string, unknown> }
 export interface GeminiScriptStep { text?: string; calls?: GeminiScriptedCall[] }
@@ -46,19 +46,9 @@ function partsFor(step: GeminiScriptStep | undefined, sideText: string): unknown
   return parts;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideText?: string }): Promise<GeminiServer> {
   const sideText = o.sideText ?? 'done';
   const requests: GeminiCapturedRequest[] = [];
-  const sockets = new Set<Socket>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -94,15 +84,8 @@ export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideTex
       res.end(JSON.stringify({ error: { code: 500, message: `scripted server: ${String(err)}`, status: 'INTERNAL' } }));
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolveListen());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const loopback = await listenLoopback(server);
+  const port = loopback.port;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
@@ -124,8 +107,7 @@ export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideTex
       return out;
     },
     async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+      await loopback.close();
     },
   };
 }

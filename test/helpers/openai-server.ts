@@ -4,7 +4,7 @@
 // 4xx/5xx, 429 with retry-after), a hang, or a dropped connection.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenLoopback, readBody } from './loopback-http.ts';
 
 export interface CapturedChatRequest {
   path: string;                 // without the query string
@@ -50,15 +50,6 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function completionBody(reply: Extract<ChatReply, { kind: 'message' }>, id: string, model: string): string {
   const message: Record<string, unknown> = { role: 'assistant', content: reply.content, refusal: reply.refusal ?? null };
   const n = reply.choices ?? 1;
@@ -80,7 +71,6 @@ function sseBody(reply: Extract<ChatReply, { kind: 'message' }>, id: string, mod
 
 export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise<OpenAIServer> {
   const requests: CapturedChatRequest[] = [];
-  const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let count = 0;
 
@@ -139,15 +129,8 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
       res.end(JSON.stringify({ error: { message: `scripted server: ${String(err)}`, type: 'server_error' } }));
     });
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const loopback = await listenLoopback(server);
+  const url = loopback.url;
   return {
     url,
     baseUrl: `${url}/v1`,
@@ -155,8 +138,7 @@ export async function startOpenAIServer(opts: OpenAIServerOptions = {}): Promise
     async close() {
       for (const res of hanging) res.destroy();
       hanging.clear();
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loopback.close();
     },
   };
 }
