@@ -6,6 +6,7 @@ import { DEFAULT_DEADLINE_MS } from '../wire/hook-command.ts';
 import { runHook, type HookReply } from '../adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../adapters/registry.ts';
 import { createGate } from '../gate/gate.ts';
+import { ownToolOfClientName, recordApproval } from '../gate/hook-approvals.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 const USAGE = `Usage: asimov hook <client> [--on-allow approve|passthrough] [--deadline-ms N]
@@ -54,7 +55,13 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
     protocol: make({ onAllow, cwd: io.cwd }),
     stdin: io.stdin,
     deadline: started + deadlineMs,
-    decide: (call, opts) => gate.decide(call, { personAvailable: true, deadline: opts.deadline, signal: opts.signal }),
+    decide: async (call, opts) => {
+      const decision = await gate.decide(call, { personAvailable: true, deadline: opts.deadline, signal: opts.signal });
+      // A call to asimov's own MCP tools that this hook allowed need not be decided again by them.
+      const own = ownToolOfClientName(call.clientTool);
+      if (own && decision.verdict === 'allow') recordApproval({ tool: own, input: call.input, cwd: call.cwd }, decision, { env: io.env });
+      return decision;
+    },
   });
   if (reply.stdout) io.out(reply.stdout);
   if (reply.stderr) io.err(reply.stderr);

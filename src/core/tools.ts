@@ -9,6 +9,25 @@ export interface NormalizedTool {
   known: boolean;
   /** For MCP tools: the server and the tool name on that server. */
   mcp?: { server: string; tool: string };
+  /**
+   * Set when the call is to asimov's own gated MCP tools (`asimov mcp tools`, registered as server
+   * `asimov`): judged as the shell or file action it performs, and the action is named here.
+   */
+  ownTool?: OwnToolName;
+}
+
+/**
+ * The server name `asimov wire` registers `asimov mcp tools` under, and the tools it offers with the
+ * kind of action each performs. A hook that sees `mcp__asimov__bash` judges a shell command, not an
+ * opaque MCP call: that is what the tool will run (after deciding again, see src/gate/hook-approvals.ts).
+ */
+export const OWN_MCP_SERVER = 'asimov';
+export const OWN_MCP_TOOLS = { bash: 'shell', read: 'read', write: 'write', edit: 'edit' } as const satisfies Record<string, ToolKind>;
+export type OwnToolName = keyof typeof OWN_MCP_TOOLS;
+
+function ownToolOf(mcp: { server: string; tool: string }): OwnToolName | undefined {
+  if (mcp.server !== OWN_MCP_SERVER || !Object.hasOwn(OWN_MCP_TOOLS, mcp.tool)) return undefined;
+  return mcp.tool as OwnToolName;
 }
 
 /*
@@ -73,7 +92,10 @@ export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
 export function normalizeTool(clientTool: string, input: Record<string, unknown> = {}): NormalizedTool {
   const name = typeof clientTool === 'string' ? clientTool : String(clientTool);
   const mcp = parseMcpName(name);
-  if (mcp) return { tool: 'mcp', known: true, mcp };
+  if (mcp) {
+    const own = ownToolOf(mcp);
+    return own ? { tool: OWN_MCP_TOOLS[own], known: true, mcp, ownTool: own } : { tool: 'mcp', known: true, mcp };
+  }
   const kind = KIND_BY_NAME.get(name);
   // Codex sends patches through its shell tool as `["apply_patch", "*** Begin Patch…"]`: that is an edit.
   if (kind === 'shell' && isApplyPatchArgv(input)) return { tool: 'edit', known: true };

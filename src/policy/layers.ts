@@ -82,6 +82,11 @@ export interface GatedToolsSettings {
   roots: string[];
   timeoutMs: number;
   maxOutputBytes: number;
+  /**
+   * Whether a call the client's own asimov hook already allowed runs without a second decision (the
+   * double-enforcement guard, src/gate/hook-approvals.ts). Default true; an optimisation, not a boundary.
+   */
+  hookApprovals: boolean;
 }
 
 /** The merged policy for one project, as the classifier consumes it. */

@@ -195,6 +195,7 @@ function buildSchemas() {
           z.maximum(GATED_TOOLS_MAX_OUTPUT_BYTES, `maxOutputBytes must be at most ${GATED_TOOLS_MAX_OUTPUT_BYTES} (4 MiB)`),
         ),
     ),
+    hookApprovals: z.optional(z.boolean({ error: 'hookApprovals must be true or false' })),
   });
 
   const testSchema = z
@@ -366,7 +367,7 @@ export const TOP_LEVEL_KEYS = [
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;
 export const MCP_KEYS = ['shellTools', 'roots'] as const;
-export const TOOLS_KEYS = ['env', 'roots', 'timeoutMs', 'maxOutputBytes'] as const;
+export const TOOLS_KEYS = ['env', 'roots', 'timeoutMs', 'maxOutputBytes', 'hookApprovals'] as const;
 
 /** Keys each kind of mapping accepts, for "did you mean" on unknown keys. */
 const KNOWN_KEYS: Record<string, readonly string[]> = {

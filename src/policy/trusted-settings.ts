@@ -64,11 +64,12 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
     if (doc.tools) {
       if (!trusted) o.ignore(l, 'tools', locate(['tools'], 'key'));
       else {
-        gatedTools ??= { env: [], roots: [], timeoutMs: GATED_TOOLS_DEFAULT_TIMEOUT_MS, maxOutputBytes: GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES };
+        gatedTools ??= { env: [], roots: [], timeoutMs: GATED_TOOLS_DEFAULT_TIMEOUT_MS, maxOutputBytes: GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, hookApprovals: true };
         gatedTools.env = dedupe([...gatedTools.env, ...(doc.tools.env ?? [])]);
         gatedTools.roots = dedupe([...gatedTools.roots, ...resolveRoots(doc.tools.roots ?? [], base, o.home)]);
         if (doc.tools.timeoutMs !== undefined) gatedTools.timeoutMs = doc.tools.timeoutMs;
         if (doc.tools.maxOutputBytes !== undefined) gatedTools.maxOutputBytes = doc.tools.maxOutputBytes;
+        if (doc.tools.hookApprovals !== undefined) gatedTools.hookApprovals = doc.tools.hookApprovals;
       }
     }
   }

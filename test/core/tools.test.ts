@@ -39,6 +39,17 @@ describe('normalizeTool', () => {
     assert.deepEqual(normalizeTool('mcp_github_list_issues', {}).mcp, { server: 'github', tool: 'list_issues' });
   });
 
+  test('asimov\'s own gated MCP tools are judged as the action they perform, not as an opaque MCP call', () => {
+    assert.deepEqual(normalizeTool('mcp__asimov__bash', { command: 'ls' }), { tool: 'shell', known: true, mcp: { server: 'asimov', tool: 'bash' }, ownTool: 'bash' });
+    assert.equal(normalizeTool('mcp_asimov_write', {}).tool, 'write');
+    assert.equal(normalizeTool('mcp__asimov__edit', {}).tool, 'edit');
+    assert.equal(normalizeTool('mcp__asimov__read', {}).tool, 'read');
+    // Another server's bash, or a tool asimov does not offer, stays an MCP call.
+    assert.equal(normalizeTool('mcp__other__bash', {}).tool, 'mcp');
+    assert.equal(normalizeTool('mcp__asimov__fetch', {}).tool, 'mcp');
+    assert.equal(normalizeTool('mcp__asimov__hasOwnProperty', {}).tool, 'mcp');
+  });
+
   test("maps Codex's shell call of apply_patch to edit, so the patch's files are checked", () => {
     assert.equal(normalizeTool('shell', { command: ['apply_patch', '*** Begin Patch\n*** End Patch'] }).tool, 'edit');
     assert.equal(normalizeTool('shell', { command: ['bash', '-lc', 'ls'] }).tool, 'shell');

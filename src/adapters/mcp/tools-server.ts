@@ -13,6 +13,8 @@ import { childEnv } from '../../exec/env.ts';
 import { runCommand, type RunResult } from '../../exec/run-command.ts';
 import { safeEdit, safeRead, safeWrite, type SafeFsOptions } from '../../exec/safe-fs.ts';
 import { canonicalRoots } from '../../exec/safe-path.ts';
+import { takeApproval } from '../../gate/hook-approvals.ts';
+import type { OwnToolName } from '../../core/tools.ts';
 import { GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from '../../policy/schema.ts';
 
 export const SERVER_NAME = 'asimov-tools';
@@ -40,6 +42,7 @@ interface Settings {
   env: string[];
   timeoutMs: number;
   maxOutputBytes: number;
+  hookApprovals: boolean;
 }
 
 export interface ToolsServer {
@@ -89,27 +92,39 @@ export function createToolsServer(o: ToolsServerOptions): ToolsServer {
       env: g?.env ?? [],
       timeoutMs: o.timeoutMs ?? g?.timeoutMs ?? GATED_TOOLS_DEFAULT_TIMEOUT_MS,
       maxOutputBytes: o.maxOutputBytes ?? g?.maxOutputBytes ?? GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES,
+      hookApprovals: g?.hookApprovals ?? true,
     };
   };
 
   /** The gate, then the action only on `allow`; every failure on the way is an error result, never an action. */
   const gated = async (
     kind: 'shell' | 'read' | 'write' | 'edit',
-    clientTool: string,
+    clientTool: OwnToolName,
     input: Record<string, unknown>,
     signal: AbortSignal,
     act: (s: Settings) => Promise<CallToolResult> | CallToolResult,
   ): Promise<CallToolResult> => {
-    const call: ToolCall = { tool: kind, clientTool, input, cwd, agent: AGENT };
-    let decision: Decision;
+    // The client's own asimov hook may have allowed exactly this call a moment ago (hook-approvals.ts):
+    // then it runs without a second decision. Settings first, so a policy broken since then still refuses.
+    let current: Settings | undefined;
     try {
-      decision = await gate.decide(call, { personAvailable: false, signal });
-    } catch (e) {
-      return errorResult(`asimov: the call could not be checked, so it is refused: ${describeError(e)}`);
+      current = settings();
+    } catch {
+      current = undefined;
     }
-    if (decision.verdict !== 'allow') return errorResult(refusal(decision));
+    const approved = current?.hookApprovals === true && takeApproval({ tool: clientTool, input, cwd }, { env }) !== null;
+    if (!approved) {
+      const call: ToolCall = { tool: kind, clientTool, input, cwd, agent: AGENT };
+      let decision: Decision;
+      try {
+        decision = await gate.decide(call, { personAvailable: false, signal });
+      } catch (e) {
+        return errorResult(`asimov: the call could not be checked, so it is refused: ${describeError(e)}`);
+      }
+      if (decision.verdict !== 'allow') return errorResult(refusal(decision));
+    }
     try {
-      return await act(settings());
+      return await act(current ?? settings());
     } catch (e) {
       return errorResult(`asimov: ${e instanceof AsimovError ? e.message : describeError(e)}`);
     }

@@ -8,13 +8,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createGate, type Gate } from '../../../src/gate/gate.ts';
 import { createToolsServer, type ToolsServerOptions } from '../../../src/adapters/mcp/tools-server.ts';
+import { recordApproval } from '../../../src/gate/hook-approvals.ts';
+import type { Decision } from '../../../src/core/types.ts';
 import { inspectTool, isBlocking, type ToolDef } from '../../../src/adapters/mcp/poison.ts';
 import { makeScratch, runClaude } from '../../helpers/claude-cli.ts';
 import { startAnthropicServer } from '../../helpers/anthropic-server.ts';
@@ -343,9 +345,9 @@ describe('the server in-process: command-line limits, a raced write, a failing g
     return { client, close: async () => { await client.close(); await tools.close(); } };
   }
 
-  function policyGate(gatedTools: { env: string[]; roots: string[]; timeoutMs: number; maxOutputBytes: number }): Gate {
+  function policyGate(gatedTools: { env: string[]; roots: string[]; timeoutMs: number; maxOutputBytes: number; hookApprovals?: boolean }): Gate {
     const base = createGate({ audit: false, env: ENV() }).policyFor(s.project);
-    return createGate({ audit: false, env: ENV(), policy: { ...base, gatedTools } });
+    return createGate({ audit: false, env: ENV(), policy: { ...base, gatedTools: { hookApprovals: true, ...gatedTools } } });
   }
 
   test('its own tool definitions pass asimov\'s poisoning check (a proxy in front would not hide them)', async () => {
@@ -391,6 +393,29 @@ describe('the server in-process: command-line limits, a raced write, a failing g
     } finally {
       await c.close();
       unlinkSync(f);
+    }
+  });
+
+  test('a note from the client\'s hook skips the second decision once; tools.hookApprovals: false always decides', async () => {
+    for (const hookApprovals of [true, false]) {
+      const base = policyGate({ env: [], roots: [], timeoutMs: 5_000, maxOutputBytes: 65_536, hookApprovals });
+      let decided = 0;
+      const gate: Gate = { ...base, decide: async (c, o) => { decided++; return base.decide(c, o); } };
+      const c = await connect({ gate });
+      try {
+        const input = { command: `echo noted-${hookApprovals} > noted-${hookApprovals}.txt` };
+        const allowed: Decision = { verdict: 'allow', tier: 'allow', rule: 'dev.read-only', reason: 'r', layer: 'static', ms: 0, findings: [], decisionId: 'hook-1' };
+        assert.equal(recordApproval({ tool: 'bash', input, cwd: s.project }, allowed, { env: ENV() }), true);
+        const first = await call(c.client, 'bash', input);
+        assert.equal(first.isError, false, first.texts.join('\n'));
+        assert.equal(decided, hookApprovals ? 0 : 1, `hookApprovals ${hookApprovals}`);
+        // The note is single-use (or, when ignored, still there for nobody); the same call again is decided.
+        await call(c.client, 'bash', input);
+        assert.equal(decided, hookApprovals ? 1 : 2);
+        assert.equal(readFileSync(join(s.project, `noted-${hookApprovals}.txt`), 'utf8'), `noted-${hookApprovals}\n`);
+      } finally {
+        await c.close();
+      }
     }
   });
 
@@ -478,6 +503,57 @@ test('the real Claude Code CLI, its own tools switched off, works through the ga
     assert.equal(step(3).is_error, true);
     assert.match(step(3).text, /outside the directories the tools may touch/);
     assert.ok(!existsSync(join(s.root, 'outside', 'planted.txt')));
+  } finally {
+    await model.close();
+    s.cleanup();
+  }
+});
+
+test('the real Claude Code CLI with asimov\'s hook AND the gated tools: the hook judges mcp__asimov__bash as the shell command it is, and the tools do not decide a second time', async () => {
+  const s = scratchProject('asimov-mcp-tools-hooked-');
+  const model = await startAnthropicServer({
+    script: [
+      { tools: [{ name: 'mcp__asimov__bash', input: { command: 'echo twice-guarded > guarded.txt' } }] },
+      { tools: [{ name: 'mcp__asimov__bash', input: { command: 'rm -rf ~/notes' } }] },
+      { text: 'done' },
+    ],
+  });
+  try {
+    const audit = join(s.root, 'audit.jsonl');
+    const wired = spawnSync(process.execPath, [BIN, 'wire', 'claude'], {
+      cwd: s.project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: s.home },
+    });
+    assert.equal(wired.status, 0, wired.stderr);
+    const config = join(s.root, 'mcp.json');
+    writeFileSync(config, JSON.stringify({
+      mcpServers: { asimov: { command: process.execPath, args: [BIN, 'mcp', 'tools', '--cwd', s.project] } },
+    }));
+    const run = await runClaude({
+      home: s.home, cwd: s.project, baseUrl: model.url, prompt: 'do the task',
+      env: { ASIMOV_AUDIT_LOG: audit },
+      args: ['--mcp-config', config, '--strict-mcp-config', '--disallowedTools', 'Bash,Write,Edit,Read'],
+    });
+    assert.equal(run.code, 0, `exit ${run.code}: ${run.stderr.slice(0, 400)}`);
+    const results = model.allToolResults();
+    const step = (i: number) => {
+      const r = results.find((x) => x.tool_use_id === `toolu_${i}_0`);
+      assert.ok(r, `no tool_result for step ${i}: ${JSON.stringify(results)}`);
+      return r;
+    };
+    // The everyday command: allowed by the hook (so Claude Code did not even ask), run by the tools.
+    assert.equal(step(0).is_error, false, step(0).text);
+    assert.equal(readFileSync(join(s.project, 'guarded.txt'), 'utf8'), 'twice-guarded\n');
+    // The dangerous one: the hook judged it as the shell command it is, and its ask is a refusal in claude -p.
+    assert.equal(step(1).is_error, true);
+    assert.match(step(1).text, /asimov \[fs\.rm-outside-project\]/);
+    assert.equal(readFileSync(join(s.home, 'notes', 'keep.txt'), 'utf8'), 'precious\n');
+
+    const events = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { agent?: string; verdict?: string; tool?: string; client_tool?: string });
+    const byHook = events.filter((e) => e.agent === 'claude-code' && e.client_tool?.startsWith('mcp__asimov__'));
+    assert.deepEqual(byHook.map((e) => [e.tool, e.verdict]), [['shell', 'allow'], ['shell', 'ask']], JSON.stringify(events));
+    // The allowed call was decided once, by the hook: the tools took its note instead of deciding again.
+    assert.deepEqual(events.filter((e) => e.agent === 'mcp-tools'), [], JSON.stringify(events));
+    assert.deepEqual(readdirSync(join(s.home, '.cache', 'asimov', 'approvals')), []);
   } finally {
     await model.close();
     s.cleanup();
