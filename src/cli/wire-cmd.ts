@@ -8,20 +8,22 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AsimovError } from '../core/errors.ts';
 import { findProjectRoot } from '../policy/load.ts';
-import { WIRE_TARGETS, type WireTarget } from '../wire/targets.ts';
+import { WIRE_TARGETS, tierOf, wireTargetFor, wireTargetsOf, type Tier, type WireTarget } from '../wire/targets.ts';
+import { toolsServerLaunch, type ToolsServerLaunch } from '../wire/mcp-server-entry.ts';
 import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
 import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
 import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const WIRE_HELP = `Usage:
-  asimov wire <client> [--scope S] [--dry-run] [--uninstall] [--on-allow approve|passthrough]
-                       [--deadline-ms N] [--cwd DIR]
-  asimov wire --list [--json] [--cwd DIR]
+  asimov wire <client…> | --all [--scope S] [--tier 1|2|3] [--dry-run] [--uninstall]
+                       [--on-allow approve|passthrough] [--deadline-ms N] [--cwd DIR]
+  asimov wire --list [--verbose] [--json] [--cwd DIR]
 
 Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
-copilot (user, project), qwen, droid, cursor, windsurf, kimi, opencode, goose. \`asimov wire --list\` shows
-scopes and tiers; docs/claude-code.md and docs/clients.md say what each reply does in each client.
+copilot (user, project), qwen, droid, cursor, windsurf, kimi, opencode, goose (tier 1: a native hook),
+grok (tier 3, project). \`asimov wire --list --verbose\` shows scopes and files; docs/claude-code.md and
+docs/clients.md say what each reply does in each client.
 
 wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*") to Claude Code's settings:
               --scope user (default) ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
@@ -31,9 +33,15 @@ wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*")
               --dry-run prints the changes and a diff and writes nothing.
               --on-allow and --deadline-ms are passed to \`asimov hook claude\`.
 wire <other>  the same for the client's own hook config (format kept, exact uninstall, the client's trust
-              record where it has one).
---list        each known client: detected on this machine or not, its enforcement tier, and where asimov
-              is installed.
+              record where it has one). Several clients may be named at once.
+--all         wires every client detected on this machine (each at its usual tier and default scope, or
+              --scope when the client has it); with --uninstall, removes asimov from all of them.
+--tier 2      instead of a hook: the client's own shell and file tools switched off with its own setting,
+              and asimov's gated MCP tools (asimov mcp tools) registered in their place (gemini).
+--tier 3      advisory: the gated tools registered and the client's instruction file asks the agent to
+              prefer them; the client's own tools still run unchecked (grok, which has nothing stronger).
+--list        a table: each known client, installed here or not, where asimov is wired, the enforcement
+              tier (1 native hook, 2 native tools off and gated tools in place, 3 advisory) and why.
 
 A config file asimov cannot parse is never rewritten: the error names its line and column.
 `;
@@ -49,6 +57,9 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       'on-allow': { type: 'string' },
       'deadline-ms': { type: 'string' },
       list: { type: 'boolean' },
+      all: { type: 'boolean' },
+      tier: { type: 'string' },
+      verbose: { type: 'boolean', short: 'v' },
       json: { type: 'boolean' },
       cwd: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -61,23 +72,42 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
   const cwd = resolve(io.cwd, values.cwd ?? '.');
   const home = io.env.HOME || homedir();
   if (values.list) {
-    if (positionals.length > 0) throw new UsageError('--list takes no client name');
-    return listCommand(io, { home, cwd, json: values.json === true });
+    if (positionals.length > 0 || values.all) throw new UsageError('--list takes no client name');
+    return listCommand(io, { home, cwd, json: values.json === true, verbose: values.verbose === true });
   }
   if (values.json) throw new UsageError('--json goes with --list');
-  const client = positionals[0];
-  if (client === undefined) throw new UsageError('name a client (asimov wire claude), or use --list');
-  if (positionals.length > 1) throw new UsageError('wire one client at a time');
-  const target = WIRE_TARGETS[client];
-  if (!target) {
-    const known = findClient(client);
-    io.err(known
-      ? `asimov wire: ${known.label} (${client}) is not supported yet; these can be wired: ${Object.keys(WIRE_TARGETS).join(', ')}.\n`
-      : `asimov wire: unknown client '${client}'. 'asimov wire --list' shows the clients asimov knows.\n`);
-    return EXIT.error;
+  let tier: Tier | undefined;
+  if (values.tier !== undefined) {
+    if (!['1', '2', '3'].includes(values.tier)) throw new UsageError(`--tier must be 1, 2 or 3, got '${values.tier}'`);
+    tier = Number(values.tier) as Tier;
   }
-  const scope = values.scope ?? target.scopes[0]!;
-  if (!target.scopes.includes(scope)) throw new UsageError(`--scope must be one of ${target.scopes.join(', ')}, got '${values.scope}'`);
+  if (values.all && positionals.length > 0) throw new UsageError('--all wires every detected client: give no client name');
+  if (!values.all && positionals.length === 0) throw new UsageError('name a client (asimov wire claude), use --all, or --list');
+  const clients = values.all ? detectedClients(io, home, cwd) : positionals;
+  if (values.all && clients.length === 0) {
+    io.out('asimov wire --all: no agent client detected on this machine (asimov wire --list shows what it looks for).\n');
+    return EXIT.ok;
+  }
+  const plans: Array<{ target: WireTarget; scope: string }> = [];
+  for (const client of clients) {
+    const target = wireTargetFor(client, tier);
+    if (!target) {
+      const known = findClient(client);
+      if (known && tier !== undefined && wireTargetFor(client)) {
+        const tiers = wireTargetsOf(client).map(tierOf).join(', ');
+        if (values.all) continue;
+        throw new UsageError(`${known.label} can be wired at tier ${tiers}, not ${tier}`);
+      }
+      io.err(known
+        ? `asimov wire: ${known.label} (${client}) is not supported yet; these can be wired: ${Object.keys(WIRE_TARGETS).join(', ')}.\n`
+        : `asimov wire: unknown client '${client}'. 'asimov wire --list' shows the clients asimov knows.\n`);
+      return EXIT.error;
+    }
+    // With --all, a scope a client does not have is its default (`--all --scope project` skips none).
+    const scope = values.scope !== undefined && (target.scopes.includes(values.scope) || !values.all) ? values.scope : target.scopes[0]!;
+    if (!target.scopes.includes(scope)) throw new UsageError(`--scope must be one of ${target.scopes.join(', ')} for ${client}, got '${values.scope}'`);
+    plans.push({ target, scope });
+  }
   const onAllow = values['on-allow'];
   if (onAllow !== undefined && onAllow !== 'approve' && onAllow !== 'passthrough') {
     throw new UsageError(`--on-allow must be approve or passthrough, got '${onAllow}'`);
@@ -89,13 +119,27 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       throw new UsageError(`--deadline-ms must be a whole number from 100 to 600000, got '${values['deadline-ms']}'`);
     }
   }
-  return wireTarget(io, target, {
-    home, cwd, scope,
-    dryRun: values['dry-run'] === true,
-    uninstall: values.uninstall === true,
-    args: onAllow ? ['--on-allow', onAllow] : [],
-    ...(deadlineMs !== undefined ? { deadlineMs } : {}),
-  });
+  let code: number = EXIT.ok;
+  for (const [i, { target, scope }] of plans.entries()) {
+    if (i > 0) io.out('\n');
+    const one = await wireTarget(io, target, {
+      home, cwd, scope,
+      dryRun: values['dry-run'] === true,
+      uninstall: values.uninstall === true,
+      args: onAllow ? ['--on-allow', onAllow] : [],
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+    });
+    // One client's unreadable config does not stop the others; the exit code says something failed.
+    if (one !== EXIT.ok) code = one;
+  }
+  return code;
+}
+
+/** The clients --all wires: those detected here that asimov can wire. */
+function detectedClients(io: CliIO, home: string, cwd: string): string[] {
+  return listClients({ home, projectRoot: findProjectRoot(cwd), env: io.env })
+    .filter((c) => c.detected && c.supported)
+    .map((c) => c.name);
 }
 
 interface WireOptions {
@@ -112,7 +156,7 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   const projectRoot = findProjectRoot(o.cwd);
   const ctx = { home: o.home, projectRoot, env: io.env };
   const file = t.configPath(o.scope, ctx);
-  const out: string[] = [`${t.label} (${o.scope}): ${file}`];
+  const out: string[] = [`${t.label} (${o.scope}${tierOf(t) === 1 ? '' : `, tier ${tierOf(t)}`}): ${file}`];
   if (o.scope !== 'user' && !existsSync(resolve(projectRoot, '.git')) && !existsSync(resolve(projectRoot, '.asimov'))) {
     out.push(`  note: no .git or .asimov above ${o.cwd}, so the project root is taken to be that directory`);
   }
@@ -121,6 +165,7 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   let command = '';
   let timeoutSec = 0;
   let noWatchdog = false;
+  let tools: ToolsServerLaunch | undefined;
   if (!o.uninstall) {
     const asimovPath = locateAsimovEntry();
     if (asimovPath === null) {
@@ -136,6 +181,9 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     });
     command = built.command;
     timeoutSec = built.clientTimeoutSec;
+    tools = toolsServerLaunch(process.execPath, asimovPath);
+    // Tiers 2 and 3 run no hook, so a missing watchdog does not matter to them.
+    if (tierOf(t) !== 1) noWatchdog = false;
   }
 
   const target = resolveTarget(file);
@@ -144,7 +192,7 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   let plan;
   try {
     text = readTextFile(target.realPath);
-    plan = t.plan(text, { command, timeoutSec, uninstall: o.uninstall, file });
+    plan = t.plan(text, { command, timeoutSec, uninstall: o.uninstall, file, ...(tools ? { tools } : {}) });
   } catch (e) {
     if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
       io.out(`${out.join('\n')}\n`);
@@ -154,9 +202,20 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     throw e;
   }
 
-  const extras = t.extraWrites?.({ command, timeoutSec, uninstall: o.uninstall, file, scope: o.scope, ctx, configText: plan.text }) ?? [];
+  let extras: ReturnType<NonNullable<WireTarget['extraWrites']>>;
+  try {
+    extras = t.extraWrites?.({ command, timeoutSec, uninstall: o.uninstall, file, scope: o.scope, ctx, configText: plan.text, ...(tools ? { tools } : {}) }) ?? [];
+  } catch (e) {
+    if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
+      io.out(`${out.join('\n')}\n`);
+      io.err(`asimov wire: ${e.toString()}\nNothing was changed.\n`);
+      return EXIT.error;
+    }
+    throw e;
+  }
   if (plan.changes.length === 0 && extras.every((x) => x.changes.length === 0)) {
-    out.push(o.uninstall ? '  nothing to change: no asimov hooks in this file' : '  nothing to change: asimov\'s hooks are installed and current');
+    const what = tierOf(t) === 1 ? 'hooks' : 'gated tools';
+    out.push(o.uninstall ? `  nothing to change: no asimov ${what} in this file` : `  nothing to change: asimov's ${what} are installed and current`);
     io.out(`${out.join('\n')}\n`);
     return EXIT.ok;
   }
@@ -184,7 +243,7 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   io.out(`${out.join('\n')}\n`);
   if (noWatchdog) {
     io.err('asimov wire: warning: neither `timeout` nor `perl` is on PATH, so the hook has no watchdog: a hang inside asimov would\n'
-      + 'last until Claude Code\'s own timeout, after which Claude Code runs the tool.\n');
+      + 'last until the client\'s own timeout, after which most clients run the tool.\n');
   }
   return EXIT.ok;
 }
@@ -199,33 +258,32 @@ export function locateAsimovEntry(moduleUrl: string = import.meta.url): string |
   return existsSync(p) ? p : null;
 }
 
-async function listCommand(io: CliIO, o: { home: string; cwd: string; json: boolean }): Promise<number> {
+async function listCommand(io: CliIO, o: { home: string; cwd: string; json: boolean; verbose: boolean }): Promise<number> {
   const asimovPath = locateAsimovEntry();
   const clients = listClients({
     home: o.home, projectRoot: findProjectRoot(o.cwd), env: io.env,
     ...(asimovPath ? { expected: { nodePath: process.execPath, asimovPath } } : {}),
   });
   if (o.json) {
-    io.out(`${JSON.stringify({ clients })}\n`);
+    io.out(`${JSON.stringify({ clients: clients.map((c) => ({ ...c, why: c.supported ? whyOf(c) : null })) })}\n`);
     return EXIT.ok;
   }
-  io.out(`${clients.map(describeClient).join('\n')}\n`);
+  io.out(`${clientTable(clients)}\n`);
+  if (o.verbose) io.out(`\n${clients.map(describeClient).join('\n')}\n`);
+  else io.out('\n`asimov wire --list --verbose` shows each config file and its state.\n');
   return EXIT.ok;
 }
 
-/**
- * How strongly asimov can enforce on each client (issue 6's tiers): 1, a native pre-tool hook that blocks;
- * 2, the client's shell switched off and asimov's gated MCP tools in its place; 3, advisory only.
- */
-function tierOf(c: ClientStatus): string {
-  if (!c.supported) return 'no tier yet (asimov cannot wire it yet)';
-  const caveat = TIER_CAVEATS[c.name];
-  return `tier 1 (native pre-tool hook${caveat ? `; ${caveat}` : ''})`;
-}
+/** What each tier means, said in the table so that --list never claims more than the wiring gives. */
+const TIER_MEANING: Record<Tier, string> = {
+  1: 'native pre-tool hook',
+  2: 'native shell and file tools off; asimov\'s gated MCP tools in their place',
+  3: 'ADVISORY ONLY: asimov\'s gated tools offered, the client\'s own tools still run unchecked',
+};
 
-/** Where a tier-1 hook still does not run, said next to the tier so that --list never claims more. */
+/** Where a tier still does not hold, said next to it. */
 const TIER_CAVEATS: Record<string, string> = {
-  gemini: 'Gemini runs no hooks at all in a folder it does not trust',
+  gemini: 'Gemini runs no hooks at all in a folder it does not trust (`--tier 2` does not depend on trust)',
   codex: 'Codex skips a hook without its trust record, which wire writes',
   copilot: 'project hooks load only in folders Copilot trusts',
   qwen: 'follows Qwen Code\'s docs, not yet verified with the real CLI; project hooks only in trusted folders',
@@ -235,12 +293,38 @@ const TIER_CAVEATS: Record<string, string> = {
   kimi: 'follows Kimi CLI\'s docs, not yet verified with the real CLI; only exit 2 blocks, so every refusal is exit 2',
   goose: 'a hook plugin in ~/.agents/plugins; follows Goose\'s docs, not yet verified with the real CLI; on_failure "block" is set',
   opencode: 'a plugin, not a hook; follows OpenCode\'s docs, not yet verified with the real CLI',
+  grok: 'Grok CLI has no pre-tool hook and cannot switch its own tools off; project scope only',
 };
+
+/** The tier's meaning and the client's caveat: why the tier is what it is. */
+function whyOf(c: ClientStatus): string {
+  const tier = c.tier ?? 1;
+  const caveat = TIER_CAVEATS[c.name];
+  // A Gemini wired at tier 2 does not need the caveat about hooks in untrusted folders.
+  const note = tier === 1 || c.name === 'grok' ? caveat : undefined;
+  return `${TIER_MEANING[tier]}${note ? `; ${note}` : ''}`;
+}
+
+/** The table: client, installed here?, wired where?, tier, why. */
+function clientTable(clients: ClientStatus[]): string {
+  const rows = clients.map((c) => {
+    const wiredAt = (c.scopes ?? []).filter((x) => x.state === 'installed').map((x) => (x.tier === (c.tier ?? 1) ? x.scope : `${x.scope} (tier ${x.tier})`));
+    const stale = (c.scopes ?? []).some((x) => x.state === 'outdated' || x.state === 'partial');
+    const wired = wiredAt.length > 0 ? [...new Set(wiredAt)].join(', ') : stale ? 'outdated' : 'no';
+    const tier = !c.supported ? '-' : c.wired ? String(c.tier) : `(${c.tier})`;
+    return [`${c.label} (${c.name})`, c.detected ? 'yes' : 'no', wired, tier, c.supported ? whyOf(c) : 'asimov cannot wire it yet'];
+  });
+  const head = ['CLIENT', 'INSTALLED', 'WIRED', 'TIER', 'WHY'];
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(width[i]!))).join('  ');
+  return [line(head), ...rows.map(line), '', 'TIER in parentheses: what `asimov wire <client>` would give; the client is not wired yet.'].join('\n');
+}
 
 function describeClient(c: ClientStatus): string {
   const found = c.detected ? `detected (${c.detectedBy})` : 'not detected';
   if (!c.supported) return `${c.label} (${c.name}): ${found}; not supported yet${c.detected ? ', so its tool calls are not checked' : ''}`;
-  const lines = [`${c.label} (${c.name}): ${found}; ${tierOf(c)}`];
+  const lines = [`${c.label} (${c.name}): ${found}; tier ${c.tier} (${whyOf(c)})`];
+  const tiers = new Set((c.scopes ?? []).map((x) => x.tier));
   for (const s of c.scopes ?? []) {
     let state: string = s.state;
     if (s.state === 'outdated') state = `outdated: names another node or asimov; run asimov wire ${c.name} again`;
@@ -250,7 +334,8 @@ function describeClient(c: ClientStatus): string {
       const narrow = s.events.filter((e) => e.matcher !== '*' && e.matcher !== '' && e.matcher !== '.*');
       if (narrow.length > 0) state += ` (matcher ${narrow.map((e) => `"${e.matcher}"`).join(', ')}: not every tool)`;
     }
-    lines.push(`  ${s.scope.padEnd(8)} ${s.path}${s.exists ? '' : ' (no file)'}: ${state}`);
+    const label = tiers.size > 1 ? `${s.scope} t${s.tier}` : s.scope;
+    lines.push(`  ${label.padEnd(8)} ${s.path}${s.exists ? '' : ' (no file)'}: ${state}`);
   }
   return lines.join('\n');
 }

@@ -9,7 +9,7 @@ import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, readClaudeHookState, type Clau
 import { findExecutable } from '../core/executables.ts';
 import { shellQuote } from '../core/tools.ts';
 import { HOOK_MARKER } from './hook-command.ts';
-import { WIRE_TARGETS } from './targets.ts';
+import { tierOf, wireTargetFor, wireTargetsOf, type Tier } from './targets.ts';
 import { readTextFile, resolveTarget } from './write-file.ts';
 
 export interface ClientContext {
@@ -27,6 +27,8 @@ export type WiredState = 'installed' | 'outdated' | 'partial' | 'not installed' 
 
 export interface ScopeStatus {
   scope: ClaudeScope | string;
+  /** The tier this file's wiring gives (a client can have several wirings: Gemini's hook, tier 1, and its gated tools, tier 2). */
+  tier: Tier;
   path: string;
   exists: boolean;
   state: WiredState;
@@ -45,6 +47,10 @@ export interface ClientStatus {
   detectedBy?: string;
   /** Per settings file, for the clients asimov can wire. */
   scopes?: ScopeStatus[];
+  /** The tier in force: the best among the installed wirings, else the best asimov can wire (then `wired` is false). */
+  tier?: Tier;
+  /** Whether any of its files holds a current asimov wiring. */
+  wired?: boolean;
 }
 
 interface ClientInfo {
@@ -73,6 +79,7 @@ export const CLIENTS: readonly ClientInfo[] = [
   { name: 'kimi', label: 'Kimi CLI', supported: true, executables: ['kimi'], configDirs: (ctx) => [join(ctx.home, '.kimi')] },
   { name: 'goose', label: 'Goose', supported: true, executables: ['goose'], configDirs: (ctx) => [join(xdgConfig(ctx), 'goose')] },
   { name: 'opencode', label: 'OpenCode', supported: true, executables: ['opencode'], configDirs: (ctx) => [join(xdgConfig(ctx), 'opencode')] },
+  { name: 'grok', label: 'Grok CLI', supported: true, executables: ['grok'], configDirs: (ctx) => [join(ctx.home, '.grok')] },
 ];
 
 export function findClient(name: string): ClientInfo | undefined {
@@ -86,6 +93,12 @@ export function listClients(ctx: ClientContext): ClientStatus[] {
     if (detectedBy) status.detectedBy = detectedBy;
     if (c.name === 'claude') status.scopes = claudeScopes(ctx);
     else if (c.supported) status.scopes = targetScopes(c.name, ctx);
+    if (status.scopes) {
+      const installed = status.scopes.filter((x) => x.state === 'installed').map((x) => x.tier);
+      status.wired = installed.length > 0;
+      const main = wireTargetFor(c.name);
+      status.tier = status.wired ? (Math.min(...installed) as Tier) : main ? tierOf(main) : 1;
+    }
     return status;
   });
 }
@@ -110,7 +123,7 @@ export function claudeScopes(ctx: ClientContext): ScopeStatus[] {
       text = readTextFile(resolveTarget(path).realPath);
       state = readClaudeHookState(text, path);
     } catch (e) {
-      return { scope, path, exists: existsSync(path), state: 'unreadable', events: [], error: describeError(e) };
+      return { scope, path, exists: existsSync(path), tier: 1 as const, state: 'unreadable', events: [], error: describeError(e) };
     }
     const events = Object.entries(state.events).filter(([, s]) => s.installed).map(([event, s]) => ({ event, matcher: s.matcher }));
     const wanted = CLAUDE_HOOK_EVENTS.map((e) => state.events[e]!);
@@ -119,7 +132,7 @@ export function claudeScopes(ctx: ClientContext): ScopeStatus[] {
     else if (wanted.some((s) => !s.installed)) wired = 'partial';
     else if (ctx.expected && wanted.some((s) => !namesInstall(s.command ?? '', ctx.expected!))) wired = 'outdated';
     else wired = 'installed';
-    return { scope, path, exists: text !== null, state: wired, events };
+    return { scope, path, exists: text !== null, tier: 1 as const, state: wired, events };
   });
 }
 
@@ -133,19 +146,24 @@ function namesInstall(command: string, o: { nodePath: string; asimovPath: string
  * the `# asimov-hook:<client>` marker in their command line, whatever the file's format.
  */
 export function targetScopes(client: string, ctx: ClientContext): ScopeStatus[] {
-  const t = WIRE_TARGETS[client];
-  if (!t) return [];
-  return t.scopes.map((scope) => {
+  return wireTargetsOf(client).flatMap((t) => t.scopes.map((scope): ScopeStatus => {
+    const tier = tierOf(t);
     const path = t.configPath(scope, ctx);
     let text: string | null;
     try {
       text = readTextFile(resolveTarget(path).realPath);
     } catch (e) {
-      return { scope, path, exists: existsSync(path), state: 'unreadable' as const, events: [], error: describeError(e) };
+      return { scope, path, exists: existsSync(path), tier, state: 'unreadable', events: [], error: describeError(e) };
     }
-    const marker = `${HOOK_MARKER}${client}`;
-    let state: WiredState = text !== null && text.includes(marker) ? 'installed' : 'not installed';
-    if (state === 'installed' && ctx.expected && !text!.includes(shellQuote(ctx.expected.asimovPath))) state = 'outdated';
-    return { scope, path, exists: text !== null, state, events: state === 'not installed' ? [] : [{ event: 'pre-tool hook', matcher: '*' }] };
-  });
+    let state: WiredState;
+    if (t.isInstalled) {
+      state = t.isInstalled(text, scope, ctx) ? 'installed' : 'not installed';
+    } else {
+      const marker = `${HOOK_MARKER}${client}`;
+      state = text !== null && text.includes(marker) ? 'installed' : 'not installed';
+    }
+    if (state === 'installed' && ctx.expected && !text!.includes(shellQuote(ctx.expected.asimovPath)) && !text!.includes(JSON.stringify(ctx.expected.asimovPath))) state = 'outdated';
+    const events = state === 'not installed' ? [] : [{ event: tier === 1 ? 'pre-tool hook' : 'gated MCP tools', matcher: '*' }];
+    return { scope, path, exists: text !== null, tier, state, events };
+  }));
 }

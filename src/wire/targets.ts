@@ -4,6 +4,9 @@
 
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from './claude.ts';
 import { codexTarget } from './codex.ts';
+import type { ToolsServerLaunch } from './mcp-server-entry.ts';
+import { geminiToolsTarget } from './gemini-tools.ts';
+import { grokTarget } from './grok.ts';
 import { copilotTarget } from './copilot.ts';
 import { cursorTarget } from './cursor.ts';
 import { droidTarget } from './droid.ts';
@@ -23,6 +26,8 @@ export interface TargetContext {
 export interface PlanOptions {
   /** The hook command line (from buildHookCommand), or '' when uninstalling. */
   command: string;
+  /** How to start asimov's gated MCP tools here (tiers 2 and 3); absent when uninstalling. */
+  tools?: ToolsServerLaunch;
   /** The client-side timeout to write, in seconds (clients that take milliseconds multiply). */
   timeoutSec: number;
   uninstall: boolean;
@@ -30,9 +35,23 @@ export interface PlanOptions {
   file: string;
 }
 
+/**
+ * How strongly a wiring enforces (issue 6): 1, a native pre-tool hook that blocks; 2, the client's own
+ * shell and file tools switched off and asimov's gated MCP tools in their place; 3, advisory only (the
+ * gated tools registered and an instruction to prefer them; the client's own tools still run unchecked).
+ */
+export type Tier = 1 | 2 | 3;
+
 export interface WireTarget {
   /** Name on the command line: `asimov wire gemini`, `asimov hook gemini`. */
   client: string;
+  /** What this wiring gives; 1 when absent. */
+  tier?: Tier;
+  /**
+   * Whether a config text holds this wiring (and, for a wiring of several files, whether the others do
+   * too). Absent: the `# asimov-hook:<client>` marker of the hook command line is looked for.
+   */
+  isInstalled?(text: string | null, scope: string, ctx: TargetContext): boolean;
   /** What the config file is, for the output: "Claude Code settings". */
   label: string;
   /** Scopes it supports, the first being the default. */
@@ -82,4 +101,25 @@ export const WIRE_TARGETS: Record<string, WireTarget> = {
   opencode: opencodeTarget,
   qwen: qwenTarget,
   windsurf: windsurfTarget,
+  grok: grokTarget,
 };
+
+/** Other tiers a client can be wired at besides its entry in WIRE_TARGETS (`asimov wire gemini --tier 2`). */
+export const OTHER_TIER_TARGETS: Record<string, readonly WireTarget[]> = {
+  gemini: [geminiToolsTarget],
+};
+
+export const tierOf = (t: WireTarget): Tier => t.tier ?? 1;
+
+/** The wiring of a client at a tier (its usual one when none is asked for), or undefined. */
+export function wireTargetFor(client: string, tier?: Tier): WireTarget | undefined {
+  const main = Object.hasOwn(WIRE_TARGETS, client) ? WIRE_TARGETS[client] : undefined;
+  if (tier === undefined) return main;
+  return [main, ...(OTHER_TIER_TARGETS[client] ?? [])].find((t) => t !== undefined && tierOf(t) === tier);
+}
+
+/** Every wiring of a client, best tier first. */
+export function wireTargetsOf(client: string): WireTarget[] {
+  const main = Object.hasOwn(WIRE_TARGETS, client) ? [WIRE_TARGETS[client]!] : [];
+  return [...main, ...(OTHER_TIER_TARGETS[client] ?? [])].sort((a, b) => tierOf(a) - tierOf(b));
+}

@@ -136,7 +136,7 @@ describe('asimov wire claude', () => {
     mkdirSync(join(s.home, '.claude'));
     const old = buildHookCommand({ client: 'claude', nodePath: '/old/node', asimovPath: '/old/asimov/bin/asimov.cjs', watchdog: { kind: 'none' } }).command;
     writeFileSync(s.settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: old, timeout: 50 }] }] } }, null, 2));
-    const list = run(['--list'], { home: s.home, cwd: s.project });
+    const list = run(['--list', '--verbose'], { home: s.home, cwd: s.project });
     assert.match(list.out, /user +\S+settings\.json: partial: only PreToolUse/);
     const r = run(['claude', '--deadline-ms', '5000', '--on-allow', 'passthrough'], { home: s.home, cwd: s.project });
     assert.equal(r.code, 0, r.err);
@@ -209,11 +209,11 @@ describe('asimov wire claude', () => {
 describe('asimov wire --list', () => {
   test('each known client, and for claude each settings file with its state', () => {
     const s = scratch('list');
-    const before = run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
+    const before = run(['--list', '--verbose'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
     assert.equal(before.code, 0, before.err);
-    assert.match(before.out, /^Claude Code \(claude\): not detected; tier 1 \(native pre-tool hook\)\n/);
+    assert.match(before.out, /\nClaude Code \(claude\): not detected; tier 1 \(native pre-tool hook\)\n/);
     assert.match(before.out, /\n {2}user +\S+\/\.claude\/settings\.json \(no file\): not installed\n/);
-    assert.match(before.out, /\nGemini CLI \(gemini\): not detected; tier 1 \(native pre-tool hook; Gemini runs no hooks at all in a folder it does not trust\)\n/);
+    assert.match(before.out, /\nGemini CLI \(gemini\): not detected; tier 1 \(native pre-tool hook; Gemini runs no hooks at all in a folder it does not trust[^)]*\)\)\n/);
     for (const name of ['codex', 'copilot']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; `));
     // Clients wired from their documentation only say so next to the tier.
     for (const name of ['qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'opencode', 'goose']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; [^)]*not yet verified`));
@@ -223,15 +223,15 @@ describe('asimov wire --list', () => {
     mkdirSync(join(s.home, '.gemini'));
     mkdirSync(join(s.project, '.claude'));
     writeFileSync(join(s.project, '.claude', 'settings.json'), '{ nope');
-    const after = run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
-    assert.match(after.out, new RegExp(`^Claude Code \\(claude\\): detected \\(${join(s.home, '.claude')} exists\\); tier 1`));
+    const after = run(['--list', '--verbose'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
+    assert.match(after.out, new RegExp(`\\nClaude Code \\(claude\\): detected \\(${join(s.home, '.claude')} exists\\); tier 1`));
     assert.match(after.out, /\n {2}user +\S+settings\.json: installed\n/);
     assert.match(after.out, /\n {2}project +\S+settings\.json: unreadable: \S+settings\.json:1:3: not valid JSON/);
     assert.match(after.out, /\n {2}local +\S+settings\.local\.json \(no file\): not installed\n/);
     assert.match(after.out, /Gemini CLI \(gemini\): detected \(\S+\.gemini exists\); tier 1/);
-    assert.match(after.out, /\n {2}user +\S+\/\.gemini\/settings\.json \(no file\): not installed\n/);
+    assert.match(after.out, /\n {2}user t1 +\S+\/\.gemini\/settings\.json \(no file\): not installed\n/);
     assert.equal(run(['gemini'], { home: s.home, cwd: s.project }).code, 0);
-    assert.match(run(['--list'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } }).out, /\n {2}user +\S+\/\.gemini\/settings\.json: installed\n/);
+    assert.match(run(['--list', '--verbose'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } }).out, /\n {2}user t1 +\S+\/\.gemini\/settings\.json: installed\n/);
 
     const json = run(['--list', '--json'], { home: s.home, cwd: s.project, env: { PATH: '/nonexistent' } });
     const { clients } = JSON.parse(json.out) as { clients: { name: string; supported: boolean; detected: boolean; scopes?: { scope: string; state: string; events: { event: string }[] }[] }[] };
@@ -239,7 +239,61 @@ describe('asimov wire --list', () => {
     assert.equal(claude.supported, true);
     assert.deepEqual(claude.scopes!.map((x) => [x.scope, x.state]), [['user', 'installed'], ['project', 'unreadable'], ['local', 'not installed'], ['managed', 'not installed']]);
     assert.deepEqual(claude.scopes![0]!.events.map((e) => e.event), ['PreToolUse', 'PermissionRequest']);
-    assert.deepEqual(clients.map((c) => c.name), ['claude', 'gemini', 'codex', 'copilot', 'qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'goose', 'opencode']);
+    assert.deepEqual(clients.map((c) => c.name), ['claude', 'gemini', 'codex', 'copilot', 'qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'goose', 'opencode', 'grok']);
+  });
+
+  test('the table: client, installed, wired where, tier (in parentheses until wired) and why', () => {
+    const s = scratch('table');
+    mkdirSync(join(s.home, '.claude'));
+    const env = { PATH: '/nonexistent' };
+    const before = run(['--list'], { home: s.home, cwd: s.project, env });
+    assert.equal(before.code, 0, before.err);
+    assert.match(before.out, /^CLIENT +INSTALLED +WIRED +TIER +WHY\n/);
+    assert.match(before.out, /\nClaude Code \(claude\) +yes +no +\(1\) +native pre-tool hook\n/);
+    assert.match(before.out, /\nGemini CLI \(gemini\) +no +no +\(1\) +native pre-tool hook; Gemini runs no hooks/);
+    assert.match(before.out, /\nGrok CLI \(grok\) +no +no +\(3\) +ADVISORY ONLY/);
+    assert.equal(run(['claude'], { home: s.home, cwd: s.project, env }).code, 0);
+    assert.equal(run(['claude', '--scope', 'local'], { home: s.home, cwd: s.project, env }).code, 0);
+    assert.match(run(['--list'], { home: s.home, cwd: s.project, env }).out, /\nClaude Code \(claude\) +yes +user, local +1 +native pre-tool hook\n/);
+    // Gemini at tier 2 only: the tier in force is 2, and the caveat about hooks in untrusted folders is gone.
+    assert.equal(run(['gemini', '--tier', '2'], { home: s.home, cwd: s.project, env }).code, 0);
+    const t2 = run(['--list'], { home: s.home, cwd: s.project, env }).out;
+    assert.match(t2, /\nGemini CLI \(gemini\) +yes +user +2 +native shell and file tools off; asimov's gated MCP tools in their place\n/);
+    // Both wirings: the hook's tier 1 is the one in force, the other is named with its tier.
+    assert.equal(run(['gemini'], { home: s.home, cwd: s.project, env }).code, 0);
+    assert.match(run(['--list'], { home: s.home, cwd: s.project, env }).out, /\nGemini CLI \(gemini\) +yes +user, user \(tier 2\) +1 +native pre-tool hook/);
+  });
+
+  test('--all wires every detected client at its usual tier, again changes nothing, --uninstall takes them all out', () => {
+    const s = scratch('all');
+    const env = { PATH: '/nonexistent' };
+    const none = run(['--all'], { home: s.home, cwd: s.project, env });
+    assert.equal(none.code, 0, none.err);
+    assert.match(none.out, /no agent client detected/);
+    mkdirSync(join(s.home, '.claude'));
+    mkdirSync(join(s.home, '.gemini'));
+    mkdirSync(join(s.home, '.codex'));
+    const all = run(['--all'], { home: s.home, cwd: s.project, env });
+    assert.equal(all.code, 0, all.err);
+    assert.match(all.out, /^Claude Code settings \(user\): [\s\S]*\n\nGemini CLI settings \(user\): [\s\S]*\n\nCodex CLI hooks/);
+    assert.doesNotMatch(all.out, /copilot|Grok|tier 2/i);
+    assert.ok(existsSync(s.settings) && existsSync(join(s.home, '.gemini', 'settings.json')) && existsSync(join(s.home, '.codex', 'hooks.json')));
+    assert.ok(!existsSync(join(s.home, '.gemini', 'policies')), 'tier 2 is only ever asked for');
+    const again = run(['--all'], { home: s.home, cwd: s.project, env });
+    assert.equal((again.out.match(/nothing to change/g) ?? []).length, 3, again.out);
+    const un = run(['--all', '--uninstall'], { home: s.home, cwd: s.project, env });
+    assert.equal(un.code, 0, un.err);
+    assert.match(run(['--list'], { home: s.home, cwd: s.project, env }).out, /\nClaude Code \(claude\) +yes +no +\(1\)/);
+    for (const [args, message] of [
+      [['--all', 'claude'], /--all wires every detected client: give no client name/],
+      [['claude', '--tier', '5'], /--tier must be 1, 2 or 3/],
+      [['claude', '--tier', '2'], /Claude Code can be wired at tier 1, not 2/],
+    ] as const) {
+      const r = run([...args], { home: s.home, cwd: s.project, env });
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.err, message);
+      noStackTrace(r);
+    }
   });
 
   test('an entry naming another asimov install is reported as outdated', () => {
@@ -248,7 +302,7 @@ describe('asimov wire --list', () => {
     const old = buildHookCommand({ client: 'claude', nodePath: '/old/node', asimovPath: '/old/bin/asimov.cjs', watchdog: { kind: 'none' } }).command;
     const group = { matcher: '*', hooks: [{ type: 'command', command: old, timeout: 50 }] };
     writeFileSync(s.settings, JSON.stringify({ hooks: { PreToolUse: [group], PermissionRequest: [group] } }));
-    const r = run(['--list'], { home: s.home, cwd: s.project });
+    const r = run(['--list', '--verbose'], { home: s.home, cwd: s.project });
     assert.match(r.out, /user +\S+settings\.json: outdated: names another node or asimov; run asimov wire claude again\n/);
   });
 });

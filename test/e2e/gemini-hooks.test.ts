@@ -1,79 +1,29 @@
 // asimov in front of the real Gemini CLI (node_modules/.bin/gemini, 0.61.0): the hook installed by
 // `asimov wire gemini` into a scratch HOME, a scripted Gemini API on 127.0.0.1 proposing tool calls, and
 // checks on what actually happened (files) and on what the model was told in the next request.
-//
-// Gemini runs in --yolo mode with a fixed model (with the default "auto" it first asks a routing classifier
-// for JSON, and retries with back-off for over a minute on the scripted text); so its own confirmations approve everything: only asimov stands in the way.
+// Gemini runs in --yolo mode (test/helpers/gemini-cli.ts): only asimov stands in the way.
 // Every scripted command is chosen so that, were asimov to fail, its effect stays inside the scratch dirs
 // (HOME is the scratch home for Gemini and for the shell it starts).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from '../helpers/gemini-server.ts';
+import type { GeminiScriptStep } from '../helpers/gemini-server.ts';
+import { geminiRunInfo, geminiSession, responseText } from '../helpers/gemini-cli.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
-const GEMINI = realpathSync(join(REPO, 'node_modules/.bin/gemini'));
-const RUN_TIMEOUT_MS = 60_000;
-
 let root = '';
 let home = '';
 let project = '';
 let auditLog = '';
 
-interface Run { code: number | null; stdout: string; stderr: string }
-
-/** One headless session; the whole process group is killed if it outlives RUN_TIMEOUT_MS. */
-function runGemini(baseUrl: string, extraEnv: Record<string, string> = {}): Promise<Run> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    TMPDIR: join(home, '.tmp'),
-    GOOGLE_GEMINI_BASE_URL: baseUrl,
-    GEMINI_API_KEY: 'dummy',
-    NO_PROXY: '127.0.0.1,localhost',
-    no_proxy: '127.0.0.1,localhost',
-    ASIMOV_AUDIT_LOG: auditLog,
-    ...extraEnv,
-  };
-  mkdirSync(env.TMPDIR!, { recursive: true });
-  const child = spawn(process.execPath, [GEMINI, '-p', 'do the task', '--yolo', '--output-format', 'json', '-m', 'gemini-2.5-flash'], {
-    cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-  const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
-  const timer = setTimeout(() => { stderr += '\n[test] timed out; killed the process group\n'; kill(); }, RUN_TIMEOUT_MS);
-  return new Promise((resolveRun) => {
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      kill();
-      resolveRun({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Runs a script of tool calls (then "done"); returns the run and the tool results the model got, in order. */
-async function session(steps: GeminiScriptStep[]): Promise<{ run: Run; results: GeminiFunctionResponse[] }> {
-  const server = await startGeminiServer({ script: [...steps, { text: 'done' }] });
-  try {
-    const run = await runGemini(server.url);
-    return { run, results: server.functionResponses() };
-  } finally {
-    await server.close();
-  }
-}
-
-const info = (run: Run) => `exit ${run.code}; stderr: ${run.stderr.slice(-1500)}`;
-const text = (r: GeminiFunctionResponse | undefined) => JSON.stringify(r?.response ?? null);
+const session = (steps: GeminiScriptStep[]) => geminiSession(steps, { home, project, env: { ASIMOV_AUDIT_LOG: auditLog } });
+const info = geminiRunInfo;
+const text = responseText;
 
 before(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-e2e-gemini-')));

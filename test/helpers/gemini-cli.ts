@@ -1,0 +1,71 @@
+// The real Gemini CLI (node_modules/.bin/gemini) run headless against a scripted Gemini API on 127.0.0.1:
+// one session of scripted tool calls, in a scratch HOME, killed with its whole process group if it hangs.
+//
+// Gemini runs in --yolo mode with a fixed model (with the default "auto" it first asks a routing classifier
+// for JSON, and retries with back-off for over a minute on the scripted text); so its own confirmations
+// approve everything: only asimov stands in the way.
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from './gemini-server.ts';
+
+export const GEMINI_BIN = realpathSync(resolve(import.meta.dirname, '../../node_modules/.bin/gemini'));
+const RUN_TIMEOUT_MS = 60_000;
+
+export interface GeminiRun { code: number | null; stdout: string; stderr: string }
+
+export interface GeminiSessionOptions {
+  home: string;
+  project: string;
+  env?: Record<string, string>;
+}
+
+/** One headless session against a server already started. */
+export function runGemini(baseUrl: string, o: GeminiSessionOptions): Promise<GeminiRun> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: o.home,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    TMPDIR: join(o.home, '.tmp'),
+    GOOGLE_GEMINI_BASE_URL: baseUrl,
+    GEMINI_API_KEY: 'dummy',
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+    ...o.env,
+  };
+  mkdirSync(env.TMPDIR!, { recursive: true });
+  const child = spawn(process.execPath, [GEMINI_BIN, '-p', 'do the task', '--yolo', '--output-format', 'json', '-m', 'gemini-2.5-flash'], {
+    cwd: o.project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
+  const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
+  const timer = setTimeout(() => { stderr += '\n[test] timed out; killed the process group\n'; kill(); }, RUN_TIMEOUT_MS);
+  return new Promise((resolveRun) => {
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      kill();
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a script of tool calls (then "done"); returns the run, the tool results in order, and the tools offered. */
+export async function geminiSession(steps: GeminiScriptStep[], o: GeminiSessionOptions): Promise<{ run: GeminiRun; results: GeminiFunctionResponse[]; offered: string[] }> {
+  const server = await startGeminiServer({ script: [...steps, { text: 'done' }] });
+  try {
+    const run = await runGemini(server.url, o);
+    const first = server.requests.find((r) => r.main);
+    const tools = (first?.body?.tools ?? []) as Array<{ functionDeclarations?: Array<{ name: string }> }>;
+    return { run, results: server.functionResponses(), offered: tools.flatMap((t) => (t.functionDeclarations ?? []).map((f) => f.name)) };
+  } finally {
+    await server.close();
+  }
+}
+
+export const geminiRunInfo = (run: GeminiRun) => `exit ${run.code}; stderr: ${run.stderr.slice(-1500)}`;
+export const responseText = (r: GeminiFunctionResponse | undefined) => JSON.stringify(r?.response ?? null);
