@@ -75,7 +75,7 @@ function hasOurServer(text: string | null, file: string): boolean {
 export const geminiToolsTarget: WireTarget = {
   client: 'gemini',
   tier: 2,
-  label: 'Gemini CLI settings (asimov\'s gated tools in place of Gemini\'s own)',
+  label: 'Gemini CLI settings, gated tools',
   scopes: ['user', 'project', 'system'],
   configPath: (scope, ctx) => geminiSettingsPath(scope, ctx),
   modes: (scope) => (scope === 'user' ? { fileMode: 0o600, dirMode: 0o700 } : { fileMode: 0o644, dirMode: 0o755 }),

@@ -52,7 +52,7 @@ function planSettings(text: string | null, o: PlanOptions): { text: string | nul
 export const grokTarget: WireTarget = {
   client: 'grok',
   tier: 3,
-  label: 'Grok CLI project settings (asimov\'s gated tools, advisory)',
+  label: 'Grok CLI project settings, gated tools',
   scopes: ['project'],
   configPath: grokSettingsPath,
   modes: () => ({ fileMode: 0o644, dirMode: 0o755 }),

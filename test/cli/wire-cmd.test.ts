@@ -264,6 +264,18 @@ describe('asimov wire --list', () => {
     assert.match(run(['--list'], { home: s.home, cwd: s.project, env }).out, /\nGemini CLI \(gemini\) +yes +user, user \(tier 2\) +1 +native pre-tool hook/);
   });
 
+  test('with the npm-installable clients on PATH (the pinned dev dependencies), each is found and reported at tier 1', () => {
+    const s = scratch('npm-clients');
+    const bin = join(resolve(import.meta.dirname, '../..'), 'node_modules', '.bin');
+    const r = run(['--list'], { home: s.home, cwd: s.project, env: { PATH: `${bin}:/usr/bin:/bin` } });
+    assert.equal(r.code, 0, r.err);
+    for (const [label, name] of [['Claude Code', 'claude'], ['Gemini CLI', 'gemini'], ['Codex CLI', 'codex'], ['GitHub Copilot CLI', 'copilot'], ['OpenCode', 'opencode']]) {
+      assert.match(r.out, new RegExp(`\\n${label} \\(${name}\\) +yes +no +\\(1\\) +native pre-tool hook`), `${name}:\n${r.out}`);
+    }
+    const json = JSON.parse(run(['--list', '--json'], { home: s.home, cwd: s.project, env: { PATH: `${bin}:/usr/bin:/bin` } }).out) as { clients: { name: string; detectedBy?: string; tier: number }[] };
+    assert.match(json.clients.find((c) => c.name === 'codex')!.detectedBy!, /^codex on PATH/);
+  });
+
   test('--all wires every detected client at its usual tier, again changes nothing, --uninstall takes them all out', () => {
     const s = scratch('all');
     const env = { PATH: '/nonexistent' };
