@@ -1,27 +1,38 @@
 // OpenCode's guard protocol. OpenCode has no command hooks: it loads JS plugins, and a plugin's
-// `tool.execute.before(input, output)` that throws stops the tool call (OpenCode's docs; the real CLI is not
-// run here). asimov's plugin (src/wire/opencode.ts writes it) runs `asimov hook opencode` through the
-// fail-closed command line and sends it what OpenCode hands the plugin:
+// `tool.execute.before(input, output)` that throws stops the tool call; the error's message is the tool
+// result the model reads (verified with OpenCode 1.18.33, test/e2e/opencode-hooks.test.ts). asimov's plugin
+// (src/wire/opencode.ts writes it) runs `asimov hook opencode` through the fail-closed command line and sends
+// it what OpenCode hands the plugin:
 //   {tool: input.tool, sessionID: input.sessionID, callID: input.callID, args: output.args, cwd}
-// OpenCode's tools: bash, edit, write, read, glob, grep, list, webfetch, websearch, patch/apply_patch,
-// multiedit, todowrite, todoread, task; an MCP tool is named `<server>_<tool>` without any prefix, so asimov
-// does not recognise it and blocks it until a custom rule names it.
+// where cwd is the plugin context's `directory` (the directory OpenCode runs in). 1.18.33 offers bash
+// {command, timeout, workdir}, read {filePath, offset, limit}, write {filePath, content}, edit {filePath,
+// oldString, newString, replaceAll}, glob and grep {pattern, path, …}, webfetch {url, …}, skill, task and
+// todowrite; for GPT models apply_patch replaces edit and write. MCP tools come as `<server>_<tool>` with no
+// prefix (`rec_write_note`), so asimov does not recognise them and blocks them until a custom rule names them.
+//
+// bash's `workdir` is where the command runs, so it is the call's cwd: `rm -rf notes` with workdir ~ is
+// judged as the removal in ~ that it is. The project stays the one OpenCode runs in (asimov's project root
+// above `directory`), so a workdir elsewhere is outside it and that project's policy is not the one applied.
 //
 // Replies: the plugin lets the call run only on exit 0 and throws (blocks) on anything else, with stderr as
 // the error the model reads. So allow is a silent exit 0 and every refusal is exit 2 with the reason on
 // stderr. The plugin has no way to ask a person, so ask is refused with a reason that says so.
 
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { normalizeTool } from '../core/tools.ts';
 import { reasonText } from './claude.ts';
 import { type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
+import { findProjectRoot } from '../policy/load.ts';
 import { exit2, isUnknownTool, silent, unknownToolReason, type PreToolPayload } from './pretool-payload.ts';
 
 const LABEL = 'OpenCode';
 
-export type OpenCodePayload = PreToolPayload;
+export interface OpenCodePayload extends PreToolPayload {
+  /** Set when bash runs in a `workdir` of its own: the project OpenCode runs in, which cwd may leave. */
+  projectRoot?: string;
+}
 
 export function opencodeProtocol(o: { defaultCwd: string }): HookProtocol<OpenCodePayload> {
   return {
@@ -49,6 +60,15 @@ export function parseOpenCodePayload(v: unknown, defaultCwd: string): OpenCodePa
   if (!isAbsolute(cwd)) return '"cwd" is not an absolute path';
   const norm = normalizeTool(tool, args);
   const p: OpenCodePayload = { toolName: tool, toolInput: args, cwd, knownTool: norm.known, normalizedTool: norm.tool };
+  if (norm.tool === 'shell') {
+    const workdir = args['workdir'];
+    if (workdir !== undefined && workdir !== null && typeof workdir !== 'string') return '"args.workdir" is not a string';
+    // A relative workdir is taken against the directory OpenCode runs in (not checked against OpenCode).
+    if (typeof workdir === 'string' && workdir !== '') {
+      p.cwd = resolve(cwd, workdir);
+      p.projectRoot = findProjectRoot(cwd);
+    }
+  }
   if (strings['sessionID']) p.sessionId = strings['sessionID'];
   if (strings['callID']) p.toolUseId = strings['callID'];
   return p;
@@ -56,6 +76,7 @@ export function parseOpenCodePayload(v: unknown, defaultCwd: string): OpenCodePa
 
 export function opencodeToolCall(p: OpenCodePayload): ToolCall {
   const call: ToolCall = { tool: p.normalizedTool, clientTool: p.toolName, input: p.toolInput, cwd: p.cwd, agent: 'opencode' };
+  if (p.projectRoot) call.projectRoot = p.projectRoot;
   if (p.sessionId) call.sessionId = p.sessionId;
   if (p.toolUseId) call.callId = p.toolUseId;
   return call;

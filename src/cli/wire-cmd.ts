@@ -292,7 +292,7 @@ const TIER_CAVEATS: Record<string, string> = {
   windsurf: 'follows Windsurf\'s docs, not yet verified with a real Windsurf; only exit 2 blocks, so every refusal is exit 2',
   kimi: 'follows Kimi CLI\'s docs, not yet verified with the real CLI; only exit 2 blocks, so every refusal is exit 2',
   goose: 'a hook plugin in ~/.agents/plugins; follows Goose\'s docs, not yet verified with the real CLI; on_failure "block" is set',
-  opencode: 'a plugin, not a hook; follows OpenCode\'s docs, not yet verified with the real CLI',
+  opencode: 'a plugin, not a hook; verified with OpenCode 1.18.33; `opencode --pure` (OPENCODE_PURE=1) loads no plugins',
   grok: 'Grok CLI has no pre-tool hook and cannot switch its own tools off; project scope only',
 };
 

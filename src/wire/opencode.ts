@@ -1,17 +1,21 @@
-// OpenCode and asimov's guard plugin (OpenCode's plugin docs and loader; DOCS ONLY, not run against the real
-// CLI). OpenCode has no command hooks. It loads every `*.ts`/`*.js` file one level down in
-// `{plugin,plugins}/` of its config directories (docs name `plugins/`; the loader globs both):
-// user `$XDG_CONFIG_HOME/opencode/plugins/` (default ~/.config), project `<project>/.opencode/plugins/`.
-// A plugin's `tool.execute.before(input, output)` runs before every tool; a throw stops the call and its
-// message reaches the model.
+// OpenCode and asimov's guard plugin, verified with OpenCode 1.18.33 (test/e2e/opencode-hooks.test.ts runs
+// the real CLI). OpenCode has no command hooks. It loads every `*.ts`/`*.js` file in `plugin/` and `plugins/`
+// of its config directories (both names load; 1.18.33 ran a file from each): user
+// `$XDG_CONFIG_HOME/opencode/plugins/` (default ~/.config), project `<project>/.opencode/plugins/`. A plugin's
+// `tool.execute.before(input, output)` runs before every tool, MCP tools included; a throw stops the call and
+// its message, word for word, is the tool result the model reads. A project plugin of the same id does not
+// displace the user's. `opencode --pure` (or OPENCODE_PURE=1) loads no file plugin at all, asimov's included.
 //
 // So the "config" asimov wires is one whole file, asimov.js, that asimov owns: install writes it, a
 // reinstall rewrites it when the command line changed, uninstall deletes it (plan text null). A file of that
 // name that is not asimov's is never overwritten or deleted.
 //
 // The plugin fails closed: a spawn error, a non-zero exit, a timeout or anything thrown on the way blocks the
-// call. Export shape: current OpenCode wants a file plugin's default export to be `{id, server}` and rejects a
-// file whose named exports are not plugin functions, so the file has the default export only.
+// call. Export shape: the default export `{id, server}`, which 1.18.33 loads, and nothing else (a named
+// export beside it did no harm in 1.18.33; by public notes, older loaders called every export as a plugin).
+// The plugin context's `directory` is the directory OpenCode runs in. It imports only node:child_process:
+// OpenCode installs @opencode-ai/plugin into each config directory with plugins in the background, from the
+// npm registry, and goes on without it when that fails (offline), so the plugin must not need it.
 
 import { join } from 'node:path';
 import { AsimovError } from '../core/errors.ts';
@@ -128,7 +132,7 @@ export const opencodeTarget: WireTarget = {
   modes: (scope) => (scope === 'project' ? { fileMode: 0o644, dirMode: 0o755 } : { fileMode: 0o600, dirMode: 0o700 }),
   plan: planOpenCodePlugin,
   notes: () => [
-    'OpenCode follows its documentation here; this plugin has not been run inside a real OpenCode.',
-    'OpenCode sessions already running need a restart to load the plugin.',
+    'Verified with OpenCode 1.18.33: the plugin runs before every tool call and a refusal stops the call.',
+    'OpenCode sessions already running need a restart to load the plugin; `opencode --pure` (or OPENCODE_PURE=1) loads no plugins, asimov\'s included.',
   ],
 };

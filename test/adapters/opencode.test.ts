@@ -3,12 +3,14 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { opencodeProtocol, opencodeReply, opencodeToolCall, parseOpenCodePayload, type OpenCodePayload } from '../../src/adapters/opencode.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
 import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
 
-const bash = { tool: 'bash', sessionID: 'ses_1', callID: 'call_7', args: { command: 'npm test', description: 'run tests' }, cwd: '/home/dev/project' };
+// As OpenCode 1.18.33 sends it (bash's arguments are command, timeout and workdir).
+const bash = { tool: 'bash', sessionID: 'ses_1', callID: 'call_7', args: { command: 'npm test', timeout: 120000 }, cwd: '/home/dev/project' };
 
 function payload(v: Record<string, unknown>): OpenCodePayload {
   const p = parseOpenCodePayload(v, '/fallback');
@@ -20,7 +22,7 @@ function payload(v: Record<string, unknown>): OpenCodePayload {
 describe('parsing the OpenCode plugin payload', () => {
   test('bash is a shell call; sessionID the session, callID the call', () => {
     assert.deepEqual(opencodeToolCall(payload(bash)), {
-      tool: 'shell', clientTool: 'bash', input: { command: 'npm test', description: 'run tests' }, cwd: '/home/dev/project',
+      tool: 'shell', clientTool: 'bash', input: { command: 'npm test', timeout: 120000 }, cwd: '/home/dev/project',
       agent: 'opencode', sessionId: 'ses_1', callId: 'call_7',
     });
   });
@@ -29,15 +31,39 @@ describe('parsing the OpenCode plugin payload', () => {
     const kinds: Array<[string, string]> = [
       ['edit', 'edit'], ['write', 'write'], ['read', 'read'], ['glob', 'search'], ['grep', 'search'], ['list', 'search'],
       ['webfetch', 'fetch'], ['websearch', 'search'], ['patch', 'edit'], ['apply_patch', 'edit'], ['multiedit', 'edit'],
-      ['todowrite', 'todowrite'], ['task', 'task'],
+      ['todowrite', 'todowrite'], ['task', 'task'], ['skill', 'skill'],
     ];
     for (const [tool, kind] of kinds) {
       const p = payload({ ...bash, tool, args: { filePath: '/p/a' } });
       assert.equal(p.normalizedTool, kind, tool);
       assert.equal(p.knownTool, true, tool);
     }
-    // OpenCode names an MCP tool `<server>_<tool>`: not recognisable, so left to the unknown-tool refusal.
+    // OpenCode names an MCP tool `<server>_<tool>` (seen in 1.18.33): not recognisable, so left to the unknown-tool refusal.
     assert.equal(payload({ ...bash, tool: 'github_create_issue' }).knownTool, false);
+  });
+
+  test("bash's workdir is the call's cwd; the project stays the one OpenCode runs in", () => {
+    const s = hookScratch('opencode-workdir');
+    try {
+      mkdirSync(join(s.project, 'sub'));
+      const away = opencodeToolCall(payload({ ...bash, cwd: join(s.project, 'sub'), args: { command: 'rm -rf notes', workdir: s.home } }));
+      assert.equal(away.cwd, s.home);
+      assert.equal(away.projectRoot, s.project);
+      // A relative workdir: against the directory OpenCode runs in.
+      const rel = opencodeToolCall(payload({ ...bash, cwd: s.project, args: { command: 'ls', workdir: '../home' } }));
+      assert.equal(rel.cwd, s.home);
+      assert.equal(rel.projectRoot, s.project);
+    } finally {
+      s.cleanup();
+    }
+    // No workdir (or an empty one): cwd as sent, and the gate finds the project from it as usual.
+    for (const args of [{ command: 'ls' }, { command: 'ls', workdir: '' }, { command: 'ls', workdir: null }]) {
+      const call = opencodeToolCall(payload({ ...bash, args }));
+      assert.equal(call.cwd, '/home/dev/project');
+      assert.equal(call.projectRoot, undefined);
+    }
+    // Only bash has a workdir; another tool's `workdir` argument means nothing to OpenCode.
+    assert.equal(opencodeToolCall(payload({ ...bash, tool: 'read', args: { filePath: 'a', workdir: '/etc' } })).cwd, '/home/dev/project');
   });
 
   test('no cwd: the process cwd; no args: empty', () => {
@@ -57,6 +83,7 @@ describe('parsing the OpenCode plugin payload', () => {
       [{ ...bash, cwd: 'rel' }, /absolute/],
       [{ ...bash, sessionID: 1 }, /sessionID/],
       [{ ...bash, callID: {} }, /callID/],
+      [{ ...bash, args: { command: 'ls', workdir: 7 } }, /workdir/],
     ];
     for (const [v, re] of cases) {
       const r = parseOpenCodePayload(v, '/fallback');

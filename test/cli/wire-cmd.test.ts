@@ -216,7 +216,7 @@ describe('asimov wire --list', () => {
     assert.match(before.out, /\nGemini CLI \(gemini\): not detected; tier 1 \(native pre-tool hook; Gemini runs no hooks at all in a folder it does not trust[^)]*\)\)\n/);
     for (const name of ['codex', 'copilot']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; `));
     // Clients wired from their documentation only say so next to the tier.
-    for (const name of ['qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'opencode', 'goose']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; [^)]*not yet verified`));
+    for (const name of ['qwen', 'droid', 'cursor', 'windsurf', 'kimi', 'goose']) assert.match(before.out, new RegExp(`\\(${name}\\): not detected; tier 1 \\(native pre-tool hook; [^)]*not yet verified`));
     assert.doesNotMatch(before.out, /not supported yet/);
 
     assert.equal(run(['claude'], { home: s.home, cwd: s.project }).code, 0);
