@@ -10,29 +10,24 @@
 // todowrite; for GPT models apply_patch replaces edit and write. MCP tools come as `<server>_<tool>` with no
 // prefix (`rec_write_note`), so asimov does not recognise them and blocks them until a custom rule names them.
 //
-// bash's `workdir` is where the command runs, so it is the call's cwd: `rm -rf notes` with workdir ~ is
-// judged as the removal in ~ that it is. The project stays the one OpenCode runs in (asimov's project root
-// above `directory`), so a workdir elsewhere is outside it and that project's policy is not the one applied.
+// bash's `workdir` is where the command runs: the gate judges a shell call there (core/tools.ts shellWorkdir),
+// so `rm -rf notes` with workdir ~ is the removal in ~ that it is, for every client whose shell takes one.
 //
 // Replies: the plugin lets the call run only on exit 0 and throws (blocks) on anything else, with stderr as
 // the error the model reads. So allow is a silent exit 0 and every refusal is exit 2 with the reason on
 // stderr. The plugin has no way to ask a person, so ask is refused with a reason that says so.
 
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { normalizeTool } from '../core/tools.ts';
 import { reasonText } from './claude.ts';
 import { type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
-import { findProjectRoot } from '../policy/load.ts';
 import { exit2, isUnknownTool, silent, unknownToolReason, type PreToolPayload } from './pretool-payload.ts';
 
 const LABEL = 'OpenCode';
 
-export interface OpenCodePayload extends PreToolPayload {
-  /** Set when bash runs in a `workdir` of its own: the project OpenCode runs in, which cwd may leave. */
-  projectRoot?: string;
-}
+export type OpenCodePayload = PreToolPayload;
 
 export function opencodeProtocol(o: { defaultCwd: string }): HookProtocol<OpenCodePayload> {
   return {
@@ -60,15 +55,6 @@ export function parseOpenCodePayload(v: unknown, defaultCwd: string): OpenCodePa
   if (!isAbsolute(cwd)) return '"cwd" is not an absolute path';
   const norm = normalizeTool(tool, args);
   const p: OpenCodePayload = { toolName: tool, toolInput: args, cwd, knownTool: norm.known, normalizedTool: norm.tool };
-  if (norm.tool === 'shell') {
-    const workdir = args['workdir'];
-    if (workdir !== undefined && workdir !== null && typeof workdir !== 'string') return '"args.workdir" is not a string';
-    // A relative workdir is taken against the directory OpenCode runs in (not checked against OpenCode).
-    if (typeof workdir === 'string' && workdir !== '') {
-      p.cwd = resolve(cwd, workdir);
-      p.projectRoot = findProjectRoot(cwd);
-    }
-  }
   if (strings['sessionID']) p.sessionId = strings['sessionID'];
   if (strings['callID']) p.toolUseId = strings['callID'];
   return p;
@@ -76,7 +62,6 @@ export function parseOpenCodePayload(v: unknown, defaultCwd: string): OpenCodePa
 
 export function opencodeToolCall(p: OpenCodePayload): ToolCall {
   const call: ToolCall = { tool: p.normalizedTool, clientTool: p.toolName, input: p.toolInput, cwd: p.cwd, agent: 'opencode' };
-  if (p.projectRoot) call.projectRoot = p.projectRoot;
   if (p.sessionId) call.sessionId = p.sessionId;
   if (p.toolUseId) call.callId = p.toolUseId;
   return call;

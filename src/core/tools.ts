@@ -150,6 +150,29 @@ export function extractShellCommand(input: Record<string, unknown>): string | nu
   return null;
 }
 
+/**
+ * Argument names under which clients' shell tools take the directory a command runs in: Codex's `shell` and
+ * `exec_command` (`workdir`), OpenCode's bash (`workdir`), Gemini CLI and Qwen Code (`dir_path`, earlier
+ * `directory`), others (`cwd`). The command must be judged where it runs: `rm -rf notes` in ~ is not the
+ * same call as in the project.
+ */
+const SHELL_DIR_KEYS = ['workdir', 'dir_path', 'directory', 'cwd'] as const;
+
+/**
+ * The directory a shell call names for itself: a non-empty string, or null when it names none. Throws
+ * RangeError for a value of another type (the call is malformed, and is refused rather than guessed at).
+ */
+export function shellWorkdir(input: Record<string, unknown>): string | null {
+  if (!input || typeof input !== 'object') return null;
+  for (const key of SHELL_DIR_KEYS) {
+    const v = input[key];
+    if (v === undefined || v === null || v === '') continue;
+    if (typeof v !== 'string') throw new RangeError(`the shell call's "${key}" is not a string`);
+    return v;
+  }
+  return null;
+}
+
 /** Argument names that hold one file or directory path, across clients. */
 const PATH_KEYS = [
   'file_path', 'filePath', 'path', 'notebook_path', 'absolute_path', 'dir_path', 'target_file', 'filename',

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { nowMs, randomId } from '../core/lazy.ts';
 import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
+import { shellWorkdir } from '../core/tools.ts';
 import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
 import { classify } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
@@ -105,6 +106,23 @@ export function createGate(options: GateOptions = {}): Gate {
     return p;
   };
 
+  /**
+   * A shell call that names its own directory (`workdir`, `dir_path`…) is judged there, inside the project
+   * of the directory the client runs in (so that project's policy applies and a workdir elsewhere is outside it).
+   */
+  const atOwnWorkdir = (call: ToolCall): ToolCall => {
+    if (call.tool !== 'shell') return call;
+    let dir: string | null;
+    try {
+      dir = shellWorkdir(call.input);
+    } catch (e) {
+      throw new AsimovError('bad_input', (e as Error).message);
+    }
+    if (dir === null) return call;
+    const cwd = resolve(call.cwd);
+    return { ...call, cwd: resolve(cwd, dir), projectRoot: call.projectRoot ?? policyFor(cwd).projectRoot };
+  };
+
   const inspect = (call: ToolCall) => {
     const cwd = resolve(call.cwd);
     const policy = policyFor(cwd, call.projectRoot);
@@ -128,6 +146,7 @@ export function createGate(options: GateOptions = {}): Gate {
     let decision: Decision;
     let policyHash: string | undefined;
     try {
+      call = atOwnWorkdir(call);
       const { classification, policy } = inspect(call);
       policyHash = policy.hash;
       decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
@@ -148,6 +167,7 @@ export function createGate(options: GateOptions = {}): Gate {
     let classification: Classification;
     let policy: EffectivePolicy;
     try {
+      call = atOwnWorkdir(call);
       ({ classification, policy } = inspect(call));
     } catch (e) {
       return record(call, errorDecision(e, decisionId, nowMs() - start), undefined);
@@ -234,7 +254,7 @@ export function createGate(options: GateOptions = {}): Gate {
   return {
     decide,
     decideStatic,
-    inspect,
+    inspect: (call) => inspect(atOwnWorkdir(call)),
     policyFor: (cwd) => policyFor(resolve(cwd)),
   };
 }

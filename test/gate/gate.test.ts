@@ -222,3 +222,36 @@ describe('what the analysis could not resolve', () => {
     }
   });
 });
+
+describe('a shell call that names its own directory is judged there', () => {
+  test('workdir (Codex, OpenCode), dir_path (Gemini), directory, cwd: absolute or relative to the client\'s directory', () => {
+    const s = scratch();
+    try {
+      mkdirSync(join(s.home, 'notes'), { recursive: true });
+      mkdirSync(join(s.project, 'build'), { recursive: true });
+      const gate = gateFor(s);
+      const at = (input: Record<string, unknown>) => gate.decideStatic({ tool: 'shell', input, cwd: s.project });
+      // In the project, removing its own build directory is everyday work.
+      assert.equal(at({ command: 'rm -rf build' }).verdict, 'allow');
+      for (const key of ['workdir', 'dir_path', 'directory', 'cwd']) {
+        const away = at({ command: 'rm -rf notes', [key]: s.home });
+        assert.notEqual(away.verdict, 'allow', key);
+        assert.equal(away.rule, 'fs.rm-outside-project', key);
+      }
+      assert.equal(at({ command: 'rm -rf notes', workdir: '../home' }).rule, 'fs.rm-outside-project');
+      // Codex's exec_command: {cmd, workdir}.
+      assert.equal(gate.decideStatic({ tool: 'shell', input: { cmd: 'rm -rf notes', workdir: s.home }, cwd: s.project }).rule, 'fs.rm-outside-project');
+      // A workdir inside the project changes nothing; an empty one is none.
+      assert.equal(at({ command: 'rm -rf .', workdir: 'build' }).verdict, 'allow');
+      assert.equal(at({ command: 'rm -rf build', workdir: '' }).verdict, 'allow');
+      // Not a string: a malformed call, refused.
+      const bad = at({ command: 'ls', workdir: 7 });
+      assert.equal(bad.verdict, 'deny');
+      assert.match(bad.reason, /"workdir" is not a string/);
+      // Other tools' arguments of those names are not a working directory.
+      assert.equal(gate.decideStatic({ tool: 'read', input: { file_path: 'README.md', cwd: '/etc' }, cwd: s.project }).verdict, 'allow');
+    } finally {
+      s.cleanup();
+    }
+  });
+});
