@@ -51,12 +51,20 @@ function agentCliHit(cmd: SimpleCommand): RuleHit | null {
   return null;
 }
 
+/** Environment variables that start an agent with its plugins (asimov's guard among them) unloaded. */
+const BYPASS_ENV = /^OPENCODE_PURE$/;
+
 function agentBypassHit(cmd: SimpleCommand): RuleHit | null {
   const name = programName(cmd);
+  for (const a of cmd.assignments) {
+    if (BYPASS_ENV.test(a.name)) return { subject: a.name, reason: `Starting \`${name}\` with ${a.name} set runs an agent without its plugins or hooks, asimov's among them; the user must do this.` };
+  }
   const words = values(cmd.argv.slice(1));
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     const lw = w.toLowerCase();
+    // OpenCode's --pure loads no plugins at all, so asimov's guard plugin would not run (seen with 1.18.33).
+    if (name === 'opencode' && lw === '--pure') return { subject: w, reason: 'Starting `opencode --pure` runs an agent without its plugins, asimov\'s guard among them; the user must do this.' };
     if (BYPASS_FLAGS.test(lw)) return { subject: w, reason: `Starting \`${name}\` with ${w} runs an agent with its approvals switched off; the user must do this.` };
     if ((lw === '--permission-mode' && words[i + 1]?.toLowerCase() === 'bypasspermissions') || (lw === '--approval-mode' && words[i + 1]?.toLowerCase() === 'yolo') ||
         (lw === '-y' && (name === 'gemini' || name === 'qwen')) || (lw === '--sandbox' && words[i + 1] === 'danger-full-access') || lw === '--sandbox=danger-full-access' ||
@@ -143,8 +151,8 @@ export const rules: Rule[] = [
     programs: AGENT_CLIS,
     reason: 'Starting an agent with its approvals or sandbox switched off escapes every check; the user must do this.',
     examples: {
-      match: ['claude --dangerously-skip-permissions -p "fix it"', 'claude -p x --permission-mode bypassPermissions', 'codex --dangerously-bypass-approvals-and-sandbox exec x', 'gemini --yolo -p x', 'codex exec --sandbox danger-full-access x'],
-      notMatch: ['claude -p "summarize"', 'codex exec "run tests"', 'gemini -p x', 'claude --version'],
+      match: ['claude --dangerously-skip-permissions -p "fix it"', 'claude -p x --permission-mode bypassPermissions', 'codex --dangerously-bypass-approvals-and-sandbox exec x', 'gemini --yolo -p x', 'codex exec --sandbox danger-full-access x', 'opencode run --pure "fix it"', 'OPENCODE_PURE=1 opencode run x'],
+      notMatch: ['claude -p "summarize"', 'codex exec "run tests"', 'gemini -p x', 'claude --version', 'opencode run "fix it"', 'pure --version'],
     },
     match: (cmd) => agentBypassHit(cmd),
   }),
