@@ -2,7 +2,8 @@
 // `asimov check` process against node's own, measured alternately so that machine noise hits both alike.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { ToolCall } from '../src/core/types.ts';
 import type { ClassifierPolicy } from '../src/policy/classify.ts';
@@ -137,6 +138,8 @@ export interface StartupPair {
   statuses: number[];
   /** First stderr line of a failing run, if any. */
   problem?: string;
+  /** Whether a resident daemon (`asimov daemon`) answered; the 1.5× target is for that path. */
+  daemon: boolean;
 }
 
 interface Timed { ms: number; status: number | null; stderr: string }
@@ -167,12 +170,19 @@ function timeRuns(runs: Array<{ args: string[]; input?: string }>, cwd: string, 
  * `node <args>` against `node -e 0`, alternating which goes first each round (so neither always gets the warmer
  * cache), after one untimed run of each, all spawned from one small parent process.
  */
-export function measureStartup(label: string, args: string[], env: BenchEnv, rounds: number, input?: string): StartupPair {
+export function measureStartup(
+  label: string,
+  args: string[],
+  env: BenchEnv,
+  rounds: number,
+  input?: string,
+  o: { extraEnv?: NodeJS.ProcessEnv; daemon?: boolean } = {},
+): StartupPair {
   const mine = input !== undefined ? { args, input } : { args };
   const node = { args: ['-e', '0'] };
   const runs: Array<{ args: string[]; input?: string }> = [mine, node];
   for (let i = 0; i < rounds; i++) runs.push(...(i % 2 === 0 ? [mine, node] : [node, mine]));
-  const timed = timeRuns(runs, env.project, startupEnv(env.childEnv)).slice(2);
+  const timed = timeRuns(runs, env.project, startupEnv({ ...env.childEnv, ...o.extraEnv })).slice(2);
   const asimov: number[] = [];
   const nodeMs: number[] = [];
   const statuses = new Set<number>();
@@ -190,7 +200,7 @@ export function measureStartup(label: string, args: string[], env: BenchEnv, rou
   });
   const a = median(asimov);
   const n = median(nodeMs);
-  const pair: StartupPair = { label, asimovMs: a, nodeMs: n, ratio: a / n, rounds, statuses: [...statuses].sort() };
+  const pair: StartupPair = { label, asimovMs: a, nodeMs: n, ratio: a / n, rounds, statuses: [...statuses].sort(), daemon: o.daemon ?? false };
   if (problem !== undefined) pair.problem = problem;
   return pair;
 }
@@ -203,6 +213,10 @@ export interface SpeedReport {
   startupSkipped?: string;
   /** The launcher timed, relative to the repository. */
   launcher?: string;
+  /** Why the rows with the daemon are missing. */
+  daemonSkipped?: string;
+  /** Requests the bench's daemon answered (a check that the daemon rows measured the daemon). */
+  daemonServed?: number | undefined;
 }
 
 /** The `asimov` launcher named by package.json's `bin` (what `npx asimov` runs). */
@@ -232,16 +246,40 @@ export function runSpeed(env: BenchEnv, repoRoot: string, nl2bash: readonly stri
     return report;
   }
   report.launcher = relative(repoRoot, bin);
+  // A scratch runtime directory for the daemon's socket: the rows without it must not meet a daemon the
+  // user runs, and the rows with it must meet only the one started here.
+  const runtime = mkdtempSync(join(tmpdir(), 'asimov-bench-run-'));
+  const noDaemon = { extraEnv: { XDG_RUNTIME_DIR: runtime }, daemon: false };
   const batchLine = `${JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: env.project })}\n`;
-  report.startup.push(measureStartup('check -- ls', [bin, 'check', '--', 'ls'], env, rounds));
-  report.startup.push(measureStartup("check -- 'git status && npm test'", [bin, 'check', '--', 'git status && npm test'], env, rounds));
-  report.startup.push(measureStartup('check --batch (one Bash line)', [bin, 'check', '--batch'], env, rounds, batchLine));
   // What Claude Code starts for every tool call (issue 3's target is the same 1.5×).
   const hookPayload = JSON.stringify({
     session_id: 'bench', transcript_path: '', cwd: env.project, permission_mode: 'default', hook_event_name: 'PreToolUse',
     tool_name: 'Bash', tool_input: { command: 'git status && npm test', description: 'status and tests' }, tool_use_id: 'toolu_bench',
   });
-  report.startup.push(measureStartup('hook claude (PreToolUse, Bash)', [bin, 'hook', 'claude'], env, rounds, hookPayload));
+  try {
+    report.startup.push(measureStartup('check -- ls, without the daemon', [bin, 'check', '--', 'ls'], env, rounds, undefined, noDaemon));
+    report.startup.push(measureStartup("check -- 'git status && npm test', without the daemon", [bin, 'check', '--', 'git status && npm test'], env, rounds, undefined, noDaemon));
+    report.startup.push(measureStartup('check --batch (one Bash line)', [bin, 'check', '--batch'], env, rounds, batchLine, noDaemon));
+    report.startup.push(measureStartup('hook claude (PreToolUse, Bash), without the daemon', [bin, 'hook', 'claude'], env, rounds, hookPayload, noDaemon));
+    const daemonEnv = startupEnv({ ...env.childEnv, XDG_RUNTIME_DIR: runtime });
+    const started = spawnSync(process.execPath, [bin, 'daemon', 'start', '--idle-minutes', '10'], { cwd: env.project, env: daemonEnv, encoding: 'utf8' });
+    if (started.status !== 0) {
+      report.daemonSkipped = `asimov daemon start failed: ${(started.stderr || started.stdout).trim().split('\n')[0] ?? ''}`;
+    } else {
+      const withDaemon = { extraEnv: { XDG_RUNTIME_DIR: runtime }, daemon: true };
+      report.startup.push(measureStartup('check -- ls, daemon running', [bin, 'check', '--', 'ls'], env, rounds, undefined, withDaemon));
+      report.startup.push(measureStartup('hook claude (PreToolUse, Bash), daemon running', [bin, 'hook', 'claude'], env, rounds, hookPayload, withDaemon));
+      const status = spawnSync(process.execPath, [bin, 'daemon', 'status', '--json'], { cwd: env.project, env: daemonEnv, encoding: 'utf8' });
+      try {
+        report.daemonServed = (JSON.parse(status.stdout) as { served?: number }).served;
+      } catch {
+        report.daemonServed = undefined;
+      }
+    }
+  } finally {
+    spawnSync(process.execPath, [bin, 'daemon', 'stop'], { cwd: env.project, env: startupEnv({ ...env.childEnv, XDG_RUNTIME_DIR: runtime }) });
+    rmSync(runtime, { recursive: true, force: true });
+  }
   return report;
 }
 
@@ -270,6 +308,8 @@ export function formatSpeed(r: SpeedReport): string {
     );
     if (p.problem !== undefined) lines.push(`  problem: ${p.problem}`);
   }
+  if (r.daemonSkipped !== undefined) lines.push(`Process start with the daemon: skipped (${r.daemonSkipped})`);
+  else if (r.daemonServed !== undefined) lines.push(`  the bench's daemon answered ${r.daemonServed} requests`);
   return lines.join('\n');
 }
 
@@ -285,7 +325,10 @@ export function speedSummaryRows(r: SpeedReport): SummaryRow[] {
   for (const p of r.startup) {
     const metric = `process start ${p.label} / node -e 0`;
     if (p.problem !== undefined) rows.push({ section: 'speed', metric, value: `error: ${p.problem}`.slice(0, 60), target: '≤ 1.50×', status: 'FAIL' });
+    // The 1.5× target is met through the daemon; each process on its own is shown for what it costs.
+    else if (!p.daemon) rows.push(infoRow('speed', metric, `${p.ratio.toFixed(2)}×`));
     else rows.push(targetRow('speed', metric, p.ratio, '<=', 1.5, (n) => `${n.toFixed(2)}×`));
   }
+  if (r.daemonSkipped !== undefined) rows.push(skipRow('speed', 'process start with the daemon / node -e 0', r.daemonSkipped));
   return rows;
 }

@@ -50,15 +50,17 @@ const splitCold = (self) => ({
     b.onResolve({ filter: /^\.\/(cmd|judge)-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 });
+// The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it), and tells a client
+// whether the resident daemon runs the same build as its own files (src/cli/daemon/build-id.ts).
+const BUILD_ID = randomUUID();
 const cjs = {
   ...common, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
   // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
-  define: { 'import.meta.url': '__asimovImportMetaUrl' },
+  define: { 'import.meta.url': '__asimovImportMetaUrl', __ASIMOV_BUILD_ID__: JSON.stringify(BUILD_ID) },
 };
 const metaUrl = "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 await build({ ...cjs, entryPoints: { cli: 'src/cli/main.ts' }, plugins: [splitCold('cli')],
-  // The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it).
-  banner: { js: `/*asimov-build:${randomUUID()}*/\n${metaUrl}` },
+  banner: { js: `/*asimov-build:${BUILD_ID}*/\n${metaUrl}` },
 });
 await Promise.all(Object.entries(COLD).map(([entry, name]) =>
   build({ ...cjs, entryPoints: { [name]: entry }, plugins: [splitCold(name)], banner: { js: metaUrl } })));

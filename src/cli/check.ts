@@ -40,7 +40,7 @@ export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
   const personAvailable = !values['no-person'];
   const gateOptions: GateOptions = { env: io.env, personAvailable };
   if (!values.audit) gateOptions.audit = false; // a person's own check is not an agent's call
-  const gate = createGate(gateOptions);
+  const gate = io.gateFor?.(gateOptions) ?? createGate(gateOptions);
   if (values.batch) {
     if (positionals.length > 0 || values.tool) throw new UsageError('--batch reads calls from stdin; give no command');
     return runBatch(gate, io, resolve(io.cwd, values.cwd ?? '.'));

@@ -24,7 +24,7 @@ const CLIENTS = HOOK_PROTOCOLS;
 
 export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   // Start of the process, not of this function: node's own start-up counts against the client's patience.
-  const started = Math.floor(Date.now() - process.uptime() * 1000);
+  const started = io.started ?? Math.floor(Date.now() - process.uptime() * 1000);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -50,7 +50,7 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   const deadlineMs = values['deadline-ms'] === undefined ? DEFAULT_DEADLINE_MS : Number(values['deadline-ms']);
   if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new UsageError(`--deadline-ms must be a positive number of milliseconds`);
 
-  const gate = createGate({ env: io.env });
+  const gate = io.gateFor?.({ env: io.env }) ?? createGate({ env: io.env });
   const reply: HookReply = await runHook({
     protocol: make({ onAllow, cwd: io.cwd }),
     stdin: io.stdin,

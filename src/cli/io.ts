@@ -1,6 +1,7 @@
 // What every command gets: its arguments' environment and where to write, so tests can capture output.
 
 import { fstatSync, read } from 'node:fs';
+import type { Gate, GateOptions } from '../gate/gate.ts';
 
 export interface CliIO {
   out: (s: string) => void;
@@ -9,6 +10,14 @@ export interface CliIO {
   stdin: () => AsyncIterable<string | Buffer>;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * When the asimov process started (Date.now() milliseconds), where that is not this process's own start:
+   * a request forwarded to the resident daemon, or one whose stdin a client already read. A hook's deadline
+   * counts from it.
+   */
+  started?: number;
+  /** A gate for these options that outlives the command (the daemon keeps them warm); else each command makes one. */
+  gateFor?: (options: GateOptions) => Gate;
 }
 
 /**

@@ -6,6 +6,8 @@ import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
+/** For bin/asimov.cjs, which hands main the standard input its daemon client already read. */
+export { processIO };
 
 const HELP = `asimov ${VERSION}: a firewall for the tool calls of AI coding agents
 
@@ -27,10 +29,11 @@ Records:
   audit     tail | stats | verify the audit log
 
 Clients:
-  wire      install asimov's hooks in an agent client (claude), remove them, or --list clients
+  wire      install asimov in agent clients (claude, gemini, codex… or --all), remove it, or --list them
   hook      answer one hook call of an agent client (installed by wire)
   doctor    check that a client runs asimov before every tool call, and what to fix
   mcp       proxy | tools | scan | pins: the MCP firewall proxy and the gated MCP tools
+  daemon    start | stop | status | run: an optional resident process that makes hook and check start fast
 
 Run \`asimov <command> --help\` for a command's options.
 `;
@@ -51,6 +54,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   hook: async () => (await import('./hook-cmd.ts')).hookCommand,
   doctor: async () => (await import('./doctor-cmd.ts')).doctorCommand,
   mcp: async () => (await import('./mcp-cmd.ts')).mcpCommand,
+  daemon: async () => (await import('./daemon-cmd.ts')).daemonCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
