@@ -197,7 +197,9 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
   'asimov-config': {
     // The judge's cache and loop-guard state too: a forged cache entry would be a judge's allow.
     home: ['.config/asimov/**', '.local/state/asimov/**', '.cache/asimov/**'],
-    abs: ['/etc/asimov/**'],
+    // The daemon's socket directories too (src/cli/daemon/socket-path.ts): a process planted there would answer
+    // every hook. $XDG_RUNTIME_DIR is /run/user/<uid> on systemd machines.
+    abs: ['/etc/asimov/**', '/run/user/*/asimov/**', '/tmp/asimov-+([0-9])/**'],
     // groundRules.md: the seeds' name for the judge's ground rules, read from the project root.
     anywhere: ['.asimov', 'groundRules.md'],
   },

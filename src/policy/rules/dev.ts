@@ -396,7 +396,12 @@ const readOnly = defineShellRule({
     // GNU parallel appends its `:::` arguments (or its input lines), which the analysis does not show.
     if (cmd.via.includes('parallel')) return null;
     const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
-    return check(a, cmd, ctx, analysis) ? { subject: cutText(cmd.text) } : null;
+    if (!check(a, cmd, ctx, analysis)) return null;
+    // Its output redirected into a file: the program only reads, but the command writes that file (where the
+    // file may go is the path rules' business; this reason must not call the write "read-only").
+    const into = cmd.redirects.filter((r) => r.access === 'write' && staticValue(r.target) !== '/dev/null').map((r) => staticValue(r.target) ?? r.target.value);
+    if (into.length > 0) return { subject: cutText(cmd.text), reason: `Only reads; its output is written to ${into.join(', ')}.` };
+    return { subject: cutText(cmd.text) };
   },
 });
 
