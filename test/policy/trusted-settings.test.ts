@@ -85,7 +85,7 @@ describe('chains, mcp and tools: a valid file', () => {
       { tools: ['all'], command: 'jq -e . > /dev/null', timeoutMs: 5000, optional: true, source: f },
     ]);
     assert.deepEqual(p.mcp, { shellTools: ['run_command_custom'], roots: [join(home, 'shared-data'), join(root, 'data'), '/srv/corpus'] });
-    assert.deepEqual(p.gatedTools, { env: ['GITHUB_TOKEN'], roots: [join(home, 'other-repo')], timeoutMs: 120000, maxOutputBytes: 1048576 });
+    assert.deepEqual(p.gatedTools, { env: ['GITHUB_TOKEN'], roots: [join(home, 'other-repo')], timeoutMs: 120000, maxOutputBytes: 1048576, hookApprovals: true });
     assert.deepEqual(p.warnings, []);
   });
 
@@ -98,7 +98,7 @@ describe('chains, mcp and tools: a valid file', () => {
     assert.equal(p.gatedTools, undefined);
     write('user', 'version: 1\ntools:\n  env: [GITHUB_TOKEN]\nmcp: {}\n');
     const q = load();
-    assert.deepEqual(q.gatedTools, { env: ['GITHUB_TOKEN'], roots: [], timeoutMs: 120000, maxOutputBytes: 1048576 });
+    assert.deepEqual(q.gatedTools, { env: ['GITHUB_TOKEN'], roots: [], timeoutMs: 120000, maxOutputBytes: 1048576, hookApprovals: true });
     assert.deepEqual(q.mcp, { shellTools: [], roots: [] });
   });
 
@@ -168,6 +168,8 @@ describe('chains, mcp and tools: errors name file, line, column and key', () => 
     assert.equal(loadError(load), `${f}:3:23: tools.env[1]: an environment variable name is letters, digits and _, not starting with a digit`);
     f = write('user', 'version: 1\ntools:\n  maxOutputBytes: 104857600\n');
     assert.equal(loadError(load), `${f}:3:19: tools.maxOutputBytes: maxOutputBytes must be at most 4194304 (4 MiB)`);
+    f = write('user', 'version: 1\ntools:\n  hookApprovals: "no"\n');
+    assert.equal(loadError(load), `${f}:3:18: tools.hookApprovals: hookApprovals must be true or false`);
     f = write('user', 'version: 1\nmcp:\n  roots: ["https://example.com/x"]\n');
     assert.match(loadError(load), new RegExp(`^${f}:3:11: mcp\\.roots\\[0\\]: "https://example.com/x" is not a directory`));
     f = write('user', 'version: 1\nmcp:\n  roots: ["file://host/x"]\n');
@@ -210,7 +212,7 @@ describe('chains, mcp and tools: trust', () => {
     const p = load();
     assert.deepEqual(p.chains?.map((c) => [c.command, c.source]), [['user-check', u], ['project-check', pr], ['managed-check', m]]);
     assert.deepEqual(p.mcp?.shellTools, ['a', 'b']);
-    assert.deepEqual(p.gatedTools, { env: ['A', 'B'], roots: [], timeoutMs: 3000, maxOutputBytes: 10 });
+    assert.deepEqual(p.gatedTools, { env: ['A', 'B'], roots: [], timeoutMs: 3000, maxOutputBytes: 10, hookApprovals: true });
   });
 
   test('an untrusted project cannot drop the user\'s or the managed file\'s chains', () => {
