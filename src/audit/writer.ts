@@ -1,11 +1,13 @@
-// Appends events to the audit log: under a cross-process lock, chained to the last line, one write per line.
+// Appends events to the audit log: under a cross-process lock, chained to the last line, one write per line,
+// through a descriptor the process keeps open while the path still names the same file.
 
 import {
-  closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, rmdirSync, statSync, writeSync, unlinkSync,
+  closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, rmdirSync, statSync, writeSync, unlinkSync,
 } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AsimovError, describeError, errnoOf } from '../core/errors.ts';
+import { lazyCrypto } from '../core/lazy.ts';
 import { GENESIS_HASH, sealEvent, serializeEventLine, sha256Hex, type AuditEvent, type AuditEventDraft } from './event.ts';
 import { resolveAuditPath } from './paths.ts';
 
@@ -77,40 +79,136 @@ export function createAuditWriter(opts: AuditWriterOptions = {}): AuditWriter | 
 const OPEN_FLAGS =
   constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
-function appendLocked(path: string, draft: AuditEventDraft): AuditEvent {
+/**
+ * A log file this process holds open. A long-lived process (the MCP proxy, a daemon) appends once per call,
+ * and opening, checking and closing the file each time was most of an append's system calls. Under the lock,
+ * an lstat of the path says whether the path still names this file (same device and inode: not rotated,
+ * replaced or removed; the inode cannot be reused while we hold it open) and how long it is now.
+ */
+interface OpenLog {
+  fd: number;
+  dev: number;
+  ino: number;
+  /** The file's size after our last line, and that line's hash: while the size is unchanged, the chain's head. */
+  size: number;
+  hash: string | null;
+}
+
+/** Open logs by path, shared by every writer of the process; the least recently used beyond MAX_OPEN_LOGS is closed. */
+const openLogs = new Map<string, OpenLog>();
+const MAX_OPEN_LOGS = 4;
+
+function closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already unusable; nothing to release.
+  }
+}
+
+function forget(path: string): void {
+  const log = openLogs.get(path);
+  if (!log) return;
+  openLogs.delete(path);
+  closeQuiet(log.fd);
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** The log at `path`, open, and its current size: the held descriptor when the path still names its file, else a new one. */
+function currentLog(path: string): { log: OpenLog; size: number } {
+  const held = openLogs.get(path);
+  if (held) {
+    const st = lstatOrNull(path);
+    if (st !== null && st.dev === held.dev && st.ino === held.ino) {
+      openLogs.delete(path); // re-inserted: most recently used last
+      openLogs.set(path, held);
+      return { log: held, size: st.size };
+    }
+    forget(path);
+  }
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS, 0o600);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
+    if (errnoOf(e) === 'ELOOP') {
       throw new AsimovError('audit_io_error', 'the audit log is a symbolic link; asimov writes only to a regular file', { file: path }, { cause: e });
     }
     throw e;
   }
+  let st: Stats;
   try {
-    const st = fstatSync(fd);
+    st = fstatSync(fd);
     if (!st.isFile()) throw new AsimovError('audit_io_error', 'the audit log is not a regular file', { file: path });
-    const tail = chainTail(fd, st.size);
-    const event = sealEvent(draft, tail.prev);
-    const buf = Buffer.from(`${tail.needsNewline ? '\n' : ''}${serializeEventLine(event)}\n`, 'utf8');
+  } catch (e) {
+    closeQuiet(fd);
+    throw e;
+  }
+  const log: OpenLog = { fd, dev: st.dev, ino: st.ino, size: -1, hash: null };
+  openLogs.set(path, log);
+  if (openLogs.size > MAX_OPEN_LOGS) forget(openLogs.keys().next().value!);
+  return { log, size: st.size };
+}
+
+/**
+ * The chain's sha256. A hook process appends once, and loading node:crypto would cost it more (~5 ms) than the
+ * pure-JS hash does; a process that appends again (the MCP proxy, a daemon) is long-lived, and there
+ * node:crypto is the cheaper per line (measured in the proxy: ~25 µs a line pure-JS, ~10 µs or less native).
+ */
+let appendsInProcess = 0;
+function hasher(): ((text: string) => string) | undefined {
+  return ++appendsInProcess === 1 ? undefined : nodeSha256Hex;
+}
+
+function nodeSha256Hex(text: string): string {
+  const crypto = lazyCrypto();
+  // crypto.hash (Node ≥ 20.12: one call, no Hash object) is the cheaper; older Node 20 lacks it.
+  return typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Chains the draft to the log's last line and writes it: called under the lock. When the file is still the
+ * length our last line left it at, that line is still the last (other writers only append, under the same
+ * lock), and its hash is the head; otherwise (another writer's lines, a truncation, a cut line) the end of
+ * the file is read as a fresh process would. Only a file cut and refilled by hand to exactly our length
+ * in between would slip past the size check, and verify would then report the break, not hide a line.
+ */
+function appendLocked(path: string, draft: AuditEventDraft): AuditEvent {
+  const { log, size } = currentLog(path);
+  try {
+    const tail: Tail = log.hash !== null && log.size === size ? { prev: log.hash, needsNewline: false } : chainTail(log.fd, size);
+    const event = sealEvent(draft, tail.prev, hasher());
+    const line = `${tail.needsNewline ? '\n' : ''}${serializeEventLine(event)}\n`;
+    const length = Buffer.byteLength(line, 'utf8');
     // One write on an O_APPEND descriptor, under the lock: a line is never interleaved with another.
     // A short or failed write is undone, so the log never keeps half a line from us.
     let written = 0;
     try {
-      written = writeSync(fd, buf);
+      written = writeSync(log.fd, line, null, 'utf8');
     } finally {
-      if (written !== buf.length) {
+      if (written !== length) {
         try {
-          ftruncateSync(fd, st.size);
+          ftruncateSync(log.fd, size);
         } catch {
           // Nothing more to do: verify will report the cut line.
         }
       }
     }
-    if (written !== buf.length) throw new Error(`short write (${written} of ${buf.length} bytes)`);
+    if (written !== length) throw new Error(`short write (${written} of ${length} bytes)`);
+    log.size = size + length;
+    log.hash = event.hash;
     return event;
-  } finally {
-    closeSync(fd);
+  } catch (e) {
+    // Whatever went wrong, the next append starts from a fresh open rather than trusting this descriptor.
+    forget(path);
+    throw e;
   }
 }
 

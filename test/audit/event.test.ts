@@ -121,6 +121,31 @@ describe('sealEvent and serializeEventLine', () => {
     assert.ok(isAuditEvent(parsed));
   });
 
+  test('a line is the same text whatever order the event holds its keys in', () => {
+    const judge = { provider: 'anthropic', model: 'haiku', verdict: 'deny', latency_ms: 12, cache_hit: false, reason: 'no' };
+    const drafts = [
+      buildEvent(call, decision),
+      buildEvent(call, { ...decision, errorCode: 'audit_io_error' }),
+      buildEvent(call, decision, { judge }),
+    ];
+    for (const d of drafts) {
+      const sealed = sealEvent(d, 'e'.repeat(64));
+      const line = serializeEventLine(sealed);
+      // The same fields inserted backwards, and with a key the line order does not know.
+      const reversed = Object.fromEntries(Object.entries(sealed).reverse()) as unknown as typeof sealed;
+      assert.equal(serializeEventLine(reversed), line);
+      assert.ok(line.endsWith(`"hash":"${sealed.hash}"}`));
+      const extra = { ...sealed, zz_extra: 1 };
+      assert.match(serializeEventLine(extra), /"zz_extra":1,"prev":"e{64}","hash":"[0-9a-f]{64}"\}$/);
+    }
+  });
+
+  test('sealing with another sha256 implementation gives the same hash', () => {
+    const d = buildEvent(call, decision);
+    const viaNode = sealEvent(d, GENESIS_HASH, (text) => createHash('sha256').update(text, 'utf8').digest('hex'));
+    assert.deepEqual(viaNode, sealEvent(d, GENESIS_HASH));
+  });
+
   test('isAuditEvent refuses lines without a version or a well-formed chain', () => {
     const sealed = sealEvent(buildEvent(call, decision), GENESIS_HASH);
     assert.equal(isAuditEvent({ ...sealed, v: 2 }), false);

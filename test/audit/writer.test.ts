@@ -3,7 +3,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync,
+  existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync,
+  unlinkSync, utimesSync, writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,6 +123,151 @@ describe('createAuditWriter', () => {
     writeFileSync(path, `${JSON.stringify({ hash, ...rest })}\n`);
     const next = w.append(draft(2));
     assert.equal(next.prev, big.hash);
+  });
+});
+
+/** Appends one event from another process (a hook, say), through the writer's own code. */
+function appendFromAnotherProcess(path: string, id: string): void {
+  const code = `
+    import { createAuditWriter } from ${JSON.stringify(join(REPO, 'src/audit/writer.ts'))};
+    import { buildEvent } from ${JSON.stringify(join(REPO, 'src/audit/event.ts'))};
+    createAuditWriter({ path: process.env.AUDIT_PATH }).append(buildEvent(
+      { tool: 'shell', input: { command: 'ls' }, cwd: '/p', agent: 'other' },
+      { verdict: 'allow', tier: 'allow', rule: null, reason: 'ok', layer: 'static', ms: 0.1, findings: [], decisionId: process.env.ID },
+    ));
+  `;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    cwd: REPO, env: { ...process.env, AUDIT_PATH: path, ID: id }, encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+}
+
+// A long-lived process (the MCP proxy) keeps the log open between appends; the chain must follow the file.
+describe('a writer that keeps the log open', () => {
+  test('chains past lines another process appended in between', () => {
+    const path = join(tempDir(), 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    w.append(draft(2));
+    appendFromAnotherProcess(path, 'other-1');
+    const next = w.append(draft(3));
+    const onDisk = lines(path);
+    assert.deepEqual(onDisk.map((e) => e.decision_id), ['d-1', 'd-2', 'other-1', 'd-3']);
+    assert.equal(next.prev, onDisk[2]?.hash);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 4 });
+  });
+
+  test('two writers of one process interleave into one chain', () => {
+    const path = join(tempDir(), 'audit.jsonl');
+    const a = writer(path);
+    const b = writer(path);
+    for (let i = 0; i < 6; i++) (i % 2 === 0 ? a : b).append(draft(i));
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 6 });
+  });
+
+  test('after the log is rotated (renamed away), writes a new log at the path and leaves the rotated one alone', () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    w.append(draft(2));
+    renameSync(path, join(dir, 'audit.jsonl.1'));
+    const rotated = readFileSync(join(dir, 'audit.jsonl.1'), 'utf8');
+    const first = w.append(draft(3));
+    assert.equal(first.prev, GENESIS_HASH);
+    w.append(draft(4));
+    assert.equal(readFileSync(join(dir, 'audit.jsonl.1'), 'utf8'), rotated);
+    assert.deepEqual(lines(path).map((e) => e.decision_id), ['d-3', 'd-4']);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 2 });
+  });
+
+  test('after the file is replaced under it, chains to the new file\'s last line and never writes to the old one', () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    // Another log (a restored backup) moved into place, as an editor or `mv` would.
+    const other = join(dir, 'other.jsonl');
+    const o = writer(other);
+    o.append(draft(10));
+    const last = o.append(draft(11));
+    const before = readFileSync(path, 'utf8');
+    const oldCopy = join(dir, 'old.jsonl');
+    renameSync(path, oldCopy);
+    renameSync(other, path);
+    const next = w.append(draft(2));
+    assert.equal(next.prev, last.hash);
+    assert.equal(readFileSync(oldCopy, 'utf8'), before);
+    assert.deepEqual(lines(path).map((e) => e.decision_id), ['d-10', 'd-11', 'd-2']);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 3 });
+  });
+
+  test('after the file is deleted, creates it again with mode 0600', () => {
+    const path = join(tempDir(), 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    unlinkSync(path);
+    const next = w.append(draft(2));
+    assert.equal(next.prev, GENESIS_HASH);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 1 });
+  });
+
+  test('after the file is truncated, starts the chain again; after it is cut and refilled, chains to what it holds', () => {
+    const path = join(tempDir(), 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    w.append(draft(2));
+    truncateSync(path, 0);
+    assert.equal(w.append(draft(3)).prev, GENESIS_HASH);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 1 });
+    // Cut back to its first line, then another process appends: the file is not the length we left it at.
+    const firstLine = readFileSync(path, 'utf8');
+    w.append(draft(4));
+    writeFileSync(path, firstLine);
+    appendFromAnotherProcess(path, 'other-2');
+    const next = w.append(draft(5));
+    const onDisk = lines(path);
+    assert.deepEqual(onDisk.map((e) => e.decision_id), ['d-3', 'other-2', 'd-5']);
+    assert.equal(next.prev, onDisk[1]?.hash);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 3 });
+  });
+
+  test('refuses a symbolic link put at the path after it had the log open, leaving its target untouched', () => {
+    const dir = tempDir();
+    const path = join(dir, 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    const target = join(dir, 'bashrc');
+    writeFileSync(target, 'export PS1=x\n');
+    renameSync(path, join(dir, 'moved.jsonl'));
+    symlinkSync(target, path);
+    assert.throws(() => w.append(draft(2)), (e: unknown) => e instanceof AsimovError && e.code === 'audit_io_error' && /symbolic link/.test(e.message));
+    assert.equal(readFileSync(target, 'utf8'), 'export PS1=x\n');
+  });
+
+  test('writes every log right when it has more logs than it keeps open', () => {
+    const dir = tempDir();
+    const paths = Array.from({ length: 7 }, (_, i) => join(dir, `audit-${i}.jsonl`));
+    for (let round = 0; round < 3; round++) for (const [i, p] of paths.entries()) writer(p).append(draft(round * 10 + i));
+    for (const p of paths) assert.deepEqual(verifyLog(p), { ok: true, lines: 3 });
+  });
+
+  test('the open log is not inherited by the processes asimov starts (an upstream MCP server)', (t) => {
+    if (!existsSync('/proc/self/fd')) {
+      t.skip('no /proc on this platform');
+      return;
+    }
+    const path = join(tempDir(), 'audit.jsonl');
+    const w = writer(path);
+    w.append(draft(1));
+    w.append(draft(2));
+    const r = spawnSync(process.execPath, ['-e', `
+      const fs = require('node:fs');
+      for (const f of fs.readdirSync('/proc/self/fd')) { try { console.log(fs.readlinkSync('/proc/self/fd/' + f)); } catch {} }
+    `], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.split('\n').includes(path), false, r.stdout);
   });
 });
 

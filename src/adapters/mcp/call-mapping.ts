@@ -55,9 +55,19 @@ export interface CallContext {
   sessionId?: string;
 }
 
+/** Snake names already worked out: a server has a handful of tools, and the proxy maps every call's name. */
+const snakeNames = new Map<string, string>();
+const MAX_SNAKE_NAMES = 1024;
+
 /** A tool name as snake_case words: `runCommand`, `run-command` and `RUN_COMMAND` are all `run_command`. */
 function snakeName(name: string): string {
-  return nameWords(name).join('_');
+  let snake = snakeNames.get(name);
+  if (snake === undefined) {
+    snake = nameWords(name).join('_');
+    if (snakeNames.size >= MAX_SNAKE_NAMES) snakeNames.clear();
+    snakeNames.set(name, snake);
+  }
+  return snake;
 }
 
 /** How a shell tool's arguments hold its command, or null when the tool does not run commands. */

@@ -48,23 +48,24 @@ export const TOOL_GUARD_RULE = 'mcp.tool-guard';
 /**
  * The gate's options for one call. Its signal (which stops a judge or a chain when the client cancels the
  * call) is made only if the gate reads it: most calls are settled by the policy alone, and an AbortSignal
- * per call is a measurable part of the proxy's cost.
+ * per call is a measurable part of the proxy's cost. A class, so that the getter is defined once on its
+ * prototype rather than per call.
  */
-function decideOptions(cancel: CancelToken): DecideOptions {
-  let ac: AbortController | undefined;
-  const opts: DecideOptions = { personAvailable: false };
-  Object.defineProperty(opts, 'signal', {
-    enumerable: true,
-    get: () => {
-      if (!ac) {
-        const made = new AbortController();
-        cancel.onCancel(() => made.abort(cancel.reason));
-        ac = made;
-      }
-      return ac.signal;
-    },
-  });
-  return opts;
+class CallDecideOptions implements DecideOptions {
+  readonly personAvailable = false;
+  private controller: AbortController | undefined;
+
+  constructor(private readonly cancel: CancelToken) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const made = new AbortController();
+      const cancel = this.cancel;
+      cancel.onCancel(() => made.abort(cancel.reason));
+      this.controller = made;
+    }
+    return this.controller.signal;
+  }
 }
 
 export function blockedText(rule: string | null, reason: string): string {
@@ -177,7 +178,7 @@ export function createFirewall(o: FirewallOptions): Firewall {
       const call = toToolCall(name, params?.['arguments'], defs.get(name), ctx, callId);
       const guardReason = o.guard.checkCall(name);
       if (guardReason !== null) return refuse(call, start, { tier: 'hard_deny', rule: TOOL_GUARD_RULE, reason: guardReason, layer: 'static' });
-      const d = await o.gate.decide(call, decideOptions(cancel));
+      const d = await o.gate.decide(call, new CallDecideOptions(cancel));
       cancel.onCancel(undefined);
       return d.verdict === 'allow' ? null : toolErrorResult(blockedText(d.rule, d.reason));
     },

@@ -84,9 +84,10 @@ interface Pending {
   /** Date.now() after which the request has timed out; moved on by progress. */
   deadline: number;
   progressToken: JsonRpcId | undefined;
+  /** Whose listener the request holds while it waits (removed when it settles). */
+  cancel: CancelToken | undefined;
   resolve(o: Outcome): void;
   reject(e: UpstreamFailure): void;
-  cleanup(): void;
 }
 
 export function createUpstream(spec: UpstreamSpec, o: { timeoutMs?: number; handlers: UpstreamHandlers }): Upstream {
@@ -267,20 +268,13 @@ class Link implements Upstream {
       if (cancel?.cancelled) return reject(new UpstreamFailure('cancelled', 'the client cancelled the request'));
       const id = ++this.nextId;
       const token = progressTokenOf(params);
-      const p: Pending = {
-        id, wire, method, deadline: Date.now() + this.timeoutMs, progressToken: token, resolve, reject,
-        cleanup: () => {
-          cancel?.onCancel(undefined);
-          this.pending.delete(id);
-          if (token !== undefined && this.byProgressToken.get(token) === p) this.byProgressToken.delete(token);
-        },
-      };
+      const p: Pending = { id, wire, method, deadline: Date.now() + this.timeoutMs, progressToken: token, cancel, resolve, reject };
       this.pending.set(id, p);
       // Unref'd: a request in flight keeps the process alive through its connection, not through this timer.
       this.sweeper ??= setInterval(() => this.sweep(), Math.max(10, Math.min(250, this.timeoutMs / 4))).unref();
       if (token !== undefined) this.byProgressToken.set(token, p);
       cancel?.onCancel(() => this.cancel(p, cancel.reason));
-      const msg: JsonRpcRequest = { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) };
+      const msg: JsonRpcRequest = params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
       wire.send(msg).catch((e) => this.sendFailed(p, e));
     });
   }
@@ -292,7 +286,9 @@ class Link implements Upstream {
 
   private settle(p: Pending, outcome: Outcome | UpstreamFailure): void {
     if (this.pending.get(p.id) !== p) return;
-    p.cleanup();
+    p.cancel?.onCancel(undefined);
+    this.pending.delete(p.id);
+    if (p.progressToken !== undefined && this.byProgressToken.get(p.progressToken) === p) this.byProgressToken.delete(p.progressToken);
     if (outcome instanceof UpstreamFailure) p.reject(outcome);
     else p.resolve(outcome);
   }

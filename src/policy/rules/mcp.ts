@@ -73,14 +73,17 @@ const MAX_STRINGS = 256;
 /** Every string in the arguments, with the name of the key holding it (array items keep their array's key). */
 export function mcpStringArgs(input: unknown): Array<{ key: string; value: string }> {
   const out: Array<{ key: string; value: string }> = [];
-  const walk = (v: unknown, key: string, depth: number): void => {
-    if (out.length >= MAX_STRINGS || depth > MAX_DEPTH) return;
-    if (typeof v === 'string') out.push({ key, value: v });
-    else if (Array.isArray(v)) for (const x of v) walk(x, key, depth + 1);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k, depth + 1);
-  };
-  walk(input, '', 0);
+  collectStrings(out, input, '', 0);
   return out;
+}
+
+// A module-level function, not a closure made per call: the rules call mcpStringArgs about twenty times per
+// MCP call, and in the bundle (built with keepNames) every closure made also costs a defineProperty.
+function collectStrings(out: Array<{ key: string; value: string }>, v: unknown, key: string, depth: number): void {
+  if (out.length >= MAX_STRINGS || depth > MAX_DEPTH) return;
+  if (typeof v === 'string') out.push({ key, value: v });
+  else if (Array.isArray(v)) for (const x of v) collectStrings(out, x, key, depth + 1);
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) collectStrings(out, x, k, depth + 1);
 }
 
 const PATH_KEY = /(^|_)(path|paths|file|files|filename|filepath|dir|dirs|directory|folder|source|destination|dest|src|target)$/;
