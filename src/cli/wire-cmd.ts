@@ -36,6 +36,8 @@ wire <other>  the same for the client's own hook config (format kept, exact unin
               record where it has one). Several clients may be named at once.
 --all         wires every client detected on this machine (each at its usual tier and default scope, or
               --scope when the client has it); with --uninstall, removes asimov from all of them.
+--uninstall   without --tier, removes asimov's wiring of every tier from the client (its hook and its
+              gated tools); with --tier, only that one.
 --tier 2      instead of a hook: the client's own shell and file tools switched off with its own setting,
               and asimov's gated MCP tools (asimov mcp tools) registered in their place (gemini).
 --tier 3      advisory: the gated tools registered and the client's instruction file asks the agent to
@@ -107,6 +109,13 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
     const scope = values.scope !== undefined && (target.scopes.includes(values.scope) || !values.all) ? values.scope : target.scopes[0]!;
     if (!target.scopes.includes(scope)) throw new UsageError(`--scope must be one of ${target.scopes.join(', ')} for ${client}, got '${values.scope}'`);
     plans.push({ target, scope });
+    // Uninstalling without --tier takes asimov out of the client at every tier (Gemini's hook and its gated tools).
+    if (values.uninstall && tier === undefined) {
+      for (const other of wireTargetsOf(client)) {
+        if (other === target || !other.scopes.includes(scope)) continue;
+        plans.push({ target: other, scope });
+      }
+    }
   }
   const onAllow = values['on-allow'];
   if (onAllow !== undefined && onAllow !== 'approve' && onAllow !== 'passthrough') {

@@ -86,7 +86,11 @@ test('--list says tier 2; running wire again changes nothing; --uninstall gives 
   const again = wire();
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /nothing to change: asimov's gated tools are installed and current/);
-  const un = wire('--uninstall');
+  // --tier 1 --uninstall leaves tier 2 alone; plain --uninstall takes out every tier.
+  const t1 = spawnSync(process.execPath, [BIN, 'wire', 'gemini', '--tier', '1', '--uninstall'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
+  assert.equal(t1.status, 0, t1.stderr);
+  assert.ok(existsSync(join(home, '.gemini', 'policies', 'asimov.toml')));
+  const un = spawnSync(process.execPath, [BIN, 'wire', 'gemini', '--uninstall'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
   assert.equal(un.status, 0, un.stderr);
   assert.equal(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'), OWN_SETTINGS);
   assert.ok(!existsSync(join(home, '.gemini', 'policies', 'asimov.toml')));
