@@ -15,18 +15,51 @@ export function staticValue(w: Word | undefined): string | null {
  * so `RM` runs rm there). Null when the name is dynamic or the command has no program.
  */
 export function programName(cmd: SimpleCommand): string | null {
-  // Every rule asks for it, for every command: remember the answer on the command itself (a hidden,
-  // non-enumerable slot; a WeakMap lookup per call costs more than the name).
-  const slot = cmd as SimpleCommand & { [PROGRAM]?: string | null };
-  const hit = slot[PROGRAM];
+  // Every rule asks for it, for every command: remember the answer in the command's slots.
+  const slots = commandSlots(cmd);
+  const hit = slots.program;
   if (hit !== undefined) return hit;
   const v = staticValue(cmd.argv[0]);
   const name = v === null || v === '' ? null : basename(v).toLowerCase();
-  if (Object.isExtensible(cmd)) Object.defineProperty(cmd, PROGRAM, { value: name, enumerable: false });
+  slots.program = name;
   return name;
 }
 
-const PROGRAM: unique symbol = Symbol('asimov.programName');
+/**
+ * Derived facts about one command, shared by the rules that look at it (its program name here, the
+ * policy's per-command facts in `facts`). Not part of the analysis' data: kept under a non-enumerable
+ * symbol, so that JSON, spreads and deep equality never see it.
+ */
+export interface CommandSlots {
+  program: string | null | undefined;
+  facts: unknown;
+}
+
+const SLOTS: unique symbol = Symbol('asimov.commandSlots');
+type Slotted = SimpleCommand & { [SLOTS]?: CommandSlots };
+
+/**
+ * One slot object per command, under one symbol. Two symbols defined lazily, in whatever order rules
+ * happened to ask, gave commands many hidden classes and made every property load on a command, in every
+ * rule, megamorphic; one symbol keeps them to the few shapes the analysis itself makes. The slots object
+ * always has the same two fields for the same reason.
+ */
+function withSlots<T extends SimpleCommand>(cmd: T): T {
+  Object.defineProperty(cmd, SLOTS, { value: { program: undefined, facts: undefined } satisfies CommandSlots, enumerable: false });
+  return cmd;
+}
+
+/** Slots for commands that did not come from the analysis (built by hand, or frozen), by identity. */
+const foreignSlots = new WeakMap<SimpleCommand, CommandSlots>();
+
+export function commandSlots(cmd: SimpleCommand): CommandSlots {
+  const own = (cmd as Slotted)[SLOTS];
+  if (own !== undefined) return own;
+  if (Object.isExtensible(cmd)) return (withSlots(cmd) as Slotted)[SLOTS]!;
+  let s = foreignSlots.get(cmd);
+  if (!s) foreignSlots.set(cmd, (s = { program: undefined, facts: undefined }));
+  return s;
+}
 
 export function basename(p: string): string {
   let end = p.length;

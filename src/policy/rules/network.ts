@@ -5,7 +5,7 @@ import type { SimpleCommand, Word } from '../../shell/types.ts';
 import type { RuleContext } from '../rule.ts';
 import type { UrlInfo } from '../urls.ts';
 import { parseRemoteHost } from '../urls.ts';
-import { basename, programName, staticValue } from '../../shell/program.ts';
+import { basename, commandSlots, programName, staticValue } from '../../shell/program.ts';
 
 /** One place a command connects to. */
 export interface Endpoint {
@@ -76,36 +76,31 @@ export class BoundedCache<K extends object, V> {
 
 /**
  * Facts about one command that several rules need (its interpreter invocation, inline code, network
- * target, files read…), computed once per command. Kept on the command object under a non-enumerable
- * symbol: a property load is far cheaper than a Map or WeakMap lookup, and these are hit by dozens of
- * rules per command. Context-dependent facts record the context they were computed for.
+ * target, files read…), computed once per command. Kept in the command's slots (shell/program.ts): a
+ * property load is far cheaper than a Map or WeakMap lookup, and these are hit by dozens of rules per
+ * command. Context-dependent facts record the context they were computed for. Every field is always
+ * present (undefined until computed), so that all facts objects share one shape.
  */
 export interface CommandFacts {
-  ctx?: RuleContext;
-  inv?: unknown;
-  code?: readonly string[];
-  net?: NetTarget | null;
-  reads?: unknown;
-  socketKind?: unknown;
+  ctx: RuleContext | undefined;
+  inv: unknown;
+  code: readonly string[] | undefined;
+  net: NetTarget | null | undefined;
+  reads: unknown;
+  socketKind: unknown;
   /** writes.ts: the paths the command writes (context-bound). */
-  writes?: unknown;
+  writes: unknown;
   /** writes.ts: find's parsed arguments (a pure function of the words). */
-  find?: unknown;
+  find: unknown;
 }
 
-const FACTS = Symbol('asimov.commandFacts');
-const frozenFacts = new BoundedCache<SimpleCommand, CommandFacts>();
-
 export function factsOf(cmd: SimpleCommand): CommandFacts {
-  const own = (cmd as unknown as Record<symbol, CommandFacts | undefined>)[FACTS];
-  if (own) return own;
-  if (!Object.isExtensible(cmd)) {
-    let f = frozenFacts.get(cmd);
-    if (!f) frozenFacts.set(cmd, (f = {}));
-    return f;
-  }
-  const f: CommandFacts = {};
-  Object.defineProperty(cmd, FACTS, { value: f, enumerable: false, writable: false, configurable: false });
+  const slots = commandSlots(cmd);
+  const own = slots.facts as CommandFacts | undefined;
+  if (own !== undefined) return own;
+  // Every field present from the start: one object shape for all commands keeps the loads monomorphic.
+  const f: CommandFacts = { ctx: undefined, inv: undefined, code: undefined, net: undefined, reads: undefined, socketKind: undefined, writes: undefined, find: undefined };
+  slots.facts = f;
   return f;
 }
 
