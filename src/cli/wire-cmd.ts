@@ -248,7 +248,11 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     if (x.text === null) rmSync(x.file, { force: true });
     else writeFileAtomic(x.file, x.text, t.modes(o.scope));
   }
-  if (!o.uninstall && !o.dryRun) out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
+  if (!o.uninstall && !o.dryRun) {
+    out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
+    // Each tool call starts a hook process; the resident daemon makes that start about twice as fast.
+    if (tierOf(t) === 1) out.push('  optional: `asimov daemon start` (e.g. from your login profile) makes each hook call start faster; docs/daemon.md');
+  }
   io.out(`${out.join('\n')}\n`);
   if (noWatchdog) {
     io.err('asimov wire: warning: neither `timeout` nor `perl` is on PATH, so the hook has no watchdog: a hang inside asimov would\n'
