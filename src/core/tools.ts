@@ -151,26 +151,39 @@ export function extractShellCommand(input: Record<string, unknown>): string | nu
 }
 
 /**
- * Argument names under which clients' shell tools take the directory a command runs in: Codex's `shell` and
- * `exec_command` (`workdir`), OpenCode's bash (`workdir`), Gemini CLI and Qwen Code (`dir_path`, earlier
- * `directory`), others (`cwd`). The command must be judged where it runs: `rm -rf notes` in ~ is not the
- * same call as in the project.
+ * The argument under which each client's shell tool takes the directory a command runs in, by the agent
+ * name its adapter gives the call: Codex's `shell`/`exec_command` and OpenCode's bash use `workdir`, Gemini
+ * CLI's `run_shell_command` uses `dir_path` (0.61; Qwen Code, a fork, has `directory` in older builds). The
+ * command must be judged where it runs (`rm -rf notes` in ~ is not the same call as in the project), and
+ * ONLY the sending client's own key counts: a key the client ignores (Gemini runs in `dir_path`, whatever a
+ * `workdir` says) must not move the judgment away from where the command really runs. Clients not listed
+ * (Claude Code, Copilot…) run shell commands in the session's directory, so their calls have none. The MCP
+ * proxy resolves a proxied shell tool's directory itself (call-mapping.ts).
  */
-const SHELL_DIR_KEYS = ['workdir', 'dir_path', 'directory', 'cwd'] as const;
+const SHELL_DIR_KEYS_BY_AGENT: Readonly<Record<string, readonly string[]>> = {
+  codex: ['workdir'],
+  opencode: ['workdir'],
+  gemini: ['dir_path'],
+  qwen: ['dir_path', 'directory'],
+};
 
 /**
- * The directory a shell call names for itself: a non-empty string, or null when it names none. Throws
- * RangeError for a value of another type (the call is malformed, and is refused rather than guessed at).
+ * The directory a shell call names for itself under its client's own key: a non-empty string, or null when
+ * it names none. Throws RangeError for a value of another type, or for two of the client's keys that
+ * disagree (the call is malformed, and is refused rather than guessed at).
  */
-export function shellWorkdir(input: Record<string, unknown>): string | null {
+export function shellWorkdir(input: Record<string, unknown>, agent: string | undefined): string | null {
+  const keys = agent !== undefined && Object.hasOwn(SHELL_DIR_KEYS_BY_AGENT, agent) ? SHELL_DIR_KEYS_BY_AGENT[agent]! : [];
   if (!input || typeof input !== 'object') return null;
-  for (const key of SHELL_DIR_KEYS) {
+  let found: { key: string; value: string } | null = null;
+  for (const key of keys) {
     const v = input[key];
     if (v === undefined || v === null || v === '') continue;
     if (typeof v !== 'string') throw new RangeError(`the shell call's "${key}" is not a string`);
-    return v;
+    if (found && found.value !== v) throw new RangeError(`the shell call names two directories ("${found.key}" and "${key}")`);
+    found ??= { key, value: v };
   }
-  return null;
+  return found?.value ?? null;
 }
 
 /** Argument names that hold one file or directory path, across clients. */

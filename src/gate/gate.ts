@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { nowMs, randomId } from '../core/lazy.ts';
 import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
 import { shellWorkdir } from '../core/tools.ts';
+import { ownToolOfClientName } from './hook-approvals.ts';
 import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
 import { classify } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
@@ -107,14 +108,16 @@ export function createGate(options: GateOptions = {}): Gate {
   };
 
   /**
-   * A shell call that names its own directory (`workdir`, `dir_path`…) is judged there, inside the project
-   * of the directory the client runs in (so that project's policy applies and a workdir elsewhere is outside it).
+   * A shell call that names its own directory under its client's key (Codex and OpenCode `workdir`, Gemini
+   * `dir_path`: shellWorkdir) is judged there, inside the project of the directory the client runs in (so
+   * that project's policy applies and a workdir elsewhere is outside it).
    */
   const atOwnWorkdir = (call: ToolCall): ToolCall => {
-    if (call.tool !== 'shell') return call;
+    // asimov's own gated tools run in their server's directory whatever the arguments say (hook-approvals.ts).
+    if (call.tool !== 'shell' || ownToolOfClientName(call.clientTool) !== null) return call;
     let dir: string | null;
     try {
-      dir = shellWorkdir(call.input);
+      dir = shellWorkdir(call.input, call.agent);
     } catch (e) {
       throw new AsimovError('bad_input', (e as Error).message);
     }

@@ -223,33 +223,65 @@ describe('what the analysis could not resolve', () => {
   });
 });
 
-describe('a shell call that names its own directory is judged there', () => {
-  test('workdir (Codex, OpenCode), dir_path (Gemini), directory, cwd: absolute or relative to the client\'s directory', () => {
+describe('a shell call that names its own directory is judged there, under its client\'s key only', () => {
+  test('Codex and OpenCode workdir, Gemini dir_path, Qwen dir_path or directory: absolute or relative to the client\'s directory', () => {
     const s = scratch();
     try {
       mkdirSync(join(s.home, 'notes'), { recursive: true });
       mkdirSync(join(s.project, 'build'), { recursive: true });
       const gate = gateFor(s);
-      const at = (input: Record<string, unknown>) => gate.decideStatic({ tool: 'shell', input, cwd: s.project });
+      const at = (agent: string, input: Record<string, unknown>, clientTool = 'shell') => gate.decideStatic({ tool: 'shell', clientTool, agent, input, cwd: s.project });
       // In the project, removing its own build directory is everyday work.
-      assert.equal(at({ command: 'rm -rf build' }).verdict, 'allow');
-      for (const key of ['workdir', 'dir_path', 'directory', 'cwd']) {
-        const away = at({ command: 'rm -rf notes', [key]: s.home });
-        assert.notEqual(away.verdict, 'allow', key);
-        assert.equal(away.rule, 'fs.rm-outside-project', key);
+      assert.equal(at('codex', { command: 'rm -rf build' }).verdict, 'allow');
+      for (const [agent, key] of [['codex', 'workdir'], ['opencode', 'workdir'], ['gemini', 'dir_path'], ['qwen', 'dir_path'], ['qwen', 'directory']] as const) {
+        const away = at(agent, { command: 'rm -rf notes', [key]: s.home });
+        assert.equal(away.rule, 'fs.rm-outside-project', `${agent} ${key}`);
       }
-      assert.equal(at({ command: 'rm -rf notes', workdir: '../home' }).rule, 'fs.rm-outside-project');
+      assert.equal(at('opencode', { command: 'rm -rf notes', workdir: '..' }).rule, 'fs.rm-outside-project');
       // Codex's exec_command: {cmd, workdir}.
-      assert.equal(gate.decideStatic({ tool: 'shell', input: { cmd: 'rm -rf notes', workdir: s.home }, cwd: s.project }).rule, 'fs.rm-outside-project');
+      assert.equal(at('codex', { cmd: 'rm -rf notes', workdir: s.home }, 'exec_command').rule, 'fs.rm-outside-project');
       // A workdir inside the project changes nothing; an empty one is none.
-      assert.equal(at({ command: 'rm -rf .', workdir: 'build' }).verdict, 'allow');
-      assert.equal(at({ command: 'rm -rf build', workdir: '' }).verdict, 'allow');
-      // Not a string: a malformed call, refused.
-      const bad = at({ command: 'ls', workdir: 7 });
+      assert.equal(at('codex', { command: 'rm -rf .', workdir: 'build' }).verdict, 'allow');
+      assert.equal(at('codex', { command: 'rm -rf build', workdir: '' }).verdict, 'allow');
+      // Not a string, or two of the client's keys that disagree: a malformed call, refused.
+      const bad = at('codex', { command: 'ls', workdir: 7 });
       assert.equal(bad.verdict, 'deny');
       assert.match(bad.reason, /"workdir" is not a string/);
+      assert.match(at('qwen', { command: 'ls', dir_path: s.home, directory: s.project }).reason, /names two directories/);
       // Other tools' arguments of those names are not a working directory.
-      assert.equal(gate.decideStatic({ tool: 'read', input: { file_path: 'README.md', cwd: '/etc' }, cwd: s.project }).verdict, 'allow');
+      assert.equal(gate.decideStatic({ tool: 'read', agent: 'codex', input: { file_path: 'README.md', workdir: '/etc' }, cwd: s.project }).verdict, 'allow');
+    } finally {
+      s.cleanup();
+    }
+  });
+
+  test('a directory key the sending client does not use moves nothing (Gemini runs in dir_path whatever workdir says)', () => {
+    const s = scratch();
+    try {
+      const tmp = mkdtempSync(join(tmpdir(), 'asimov-elsewhere-'));
+      try {
+        mkdirSync(join(s.project, 'src'), { recursive: true });
+        const gate = gateFor(s);
+        const at = (agent: string, input: Record<string, unknown>, clientTool = 'run_shell_command') => gate.decideStatic({ tool: 'shell', clientTool, agent, input, cwd: s.project });
+        // Judged in the project, where the client runs it: removing src/ is not waved through as a temp clean-up.
+        for (const [agent, input] of [
+          ['gemini', { command: 'rm -rf src', workdir: tmp }],
+          ['gemini', { command: 'rm -rf src', cwd: tmp, dir_path: '.' }],
+          ['opencode', { command: 'rm -rf src', cwd: tmp }],
+          ['codex', { command: 'rm -rf src', dir_path: tmp }],
+          ['claude-code', { command: 'rm -rf src', workdir: tmp }],
+          ['copilot', { command: 'rm -rf src', directory: tmp }],
+        ] as const) {
+          const d = at(agent, input);
+          assert.notEqual(d.rule, 'fs.rm-temp', `${agent} ${JSON.stringify(input)}`);
+          assert.equal(d.verdict === 'allow' && d.rule !== 'fs.rm-build-artifacts', false, `${agent} ${JSON.stringify(input)}: ${d.verdict} ${d.rule}`);
+        }
+        // asimov's own gated bash runs in its server's directory: no key moves it either.
+        const own = at('codex', { command: 'rm -rf src', workdir: tmp }, 'mcp__asimov__bash');
+        assert.notEqual(own.rule, 'fs.rm-temp');
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
     } finally {
       s.cleanup();
     }
