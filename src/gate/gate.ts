@@ -11,6 +11,7 @@ import { ownToolOfClientName } from './hook-approvals.ts';
 import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
 import { classify } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
+import { asimovDirsFromEnv } from '../policy/paths.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
 import { loadPolicy, findProjectRoot } from '../policy/load.ts';
 import type { RuleContext } from '../policy/rule.ts';
@@ -79,6 +80,8 @@ export function createGate(options: GateOptions = {}): Gate {
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? randomId;
   const policies = new Map<string, EffectivePolicy>();
+  // Where the environment moves asimov's own files (XDG_*, ASIMOV_AUDIT_LOG): asimov-config to the path rules.
+  const asimovDirs = asimovDirsFromEnv(env, home);
   let sink: AuditSink | null | undefined;
 
   const auditSink = (): AuditSink | null => {
@@ -138,6 +141,7 @@ export function createGate(options: GateOptions = {}): Gate {
       allowedDomains: policy.allowedDomains,
       defaultBranches: policy.defaultBranches,
       protectedPaths: policy.protectedPaths,
+      asimovDirs,
     });
     return { classification: classify({ ...call, cwd }, policy, ctx), policy, ctx };
   };

@@ -18,6 +18,8 @@ export interface RuleContextOptions {
   /** Defaults to `main` and `master`. */
   defaultBranches?: readonly string[];
   protectedPaths?: readonly string[];
+  /** asimov's own directories where the environment puts them (PathClassifierOptions.asimovDirs). */
+  asimovDirs?: readonly string[];
   /** Defaults to os.tmpdir(). */
   tmpdir?: string;
   /** Directories counted as temp (see PathClassifierOptions.tempDirs). */
@@ -43,6 +45,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
       projectRoot,
       home,
       protectedPaths: opts.protectedPaths ?? [],
+      ...(opts.asimovDirs !== undefined ? { asimovDirs: opts.asimovDirs } : {}),
       ...(opts.tmpdir !== undefined ? { tmpdir: opts.tmpdir } : {}),
       ...(opts.tempDirs !== undefined ? { tempDirs: opts.tempDirs } : {}),
     });

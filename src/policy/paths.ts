@@ -79,6 +79,12 @@ export interface PathClassifierOptions {
   home: string;
   /** Globs from the policy whose matches are `protected`. */
   protectedPaths?: readonly string[];
+  /**
+   * asimov's own directories where the environment puts them (`$XDG_CONFIG_HOME/asimov`, the audit log named
+   * by ASIMOV_AUDIT_LOG…: asimovDirsFromEnv): `asimov-config` like `~/.config/asimov`, so that moving them
+   * out of the home directory does not leave them writable by an agent. Absolute.
+   */
+  asimovDirs?: readonly string[];
   /** The temp directory ($TMPDIR); defaults to os.tmpdir(). */
   tmpdir?: string;
   /**
@@ -353,6 +359,7 @@ interface RootSetup {
   /** Roots under which `system` is not given: only those strictly below a system prefix. */
   exempt: string[];
   protectedMatch: (abs: string) => boolean;
+  asimovDirs: readonly string[];
   /** What the name classes of a path depend on besides the path itself. */
   machineKey: string;
 }
@@ -377,12 +384,13 @@ function rootSetup(
   fixedTemp: boolean,
   protectedList: readonly string[],
   home: string,
+  asimovDirs: readonly string[],
 ): RootSetup {
   const s = lastSetup;
   if (
     s !== undefined && s.projectRoots === projectRoots && s.homeRoots === homeRoots && s.fixedTemp === fixedTemp &&
     s.home === home && s.tempForms.length === tempForms.length && s.tempForms.every((f, i) => f === tempForms[i]) &&
-    sameList(s.protectedList, protectedList)
+    sameList(s.protectedList, protectedList) && sameList(s.asimovDirs, asimovDirs)
   ) {
     return s;
   }
@@ -391,9 +399,10 @@ function rootSetup(
     (r) => r !== '/' && !SYSTEM_PREFIXES.includes(r.toLowerCase()),
   );
   const protectedMatch = compileProtected(protectedList, home, projectRoots);
-  const machineKey = [projectRoots.join('\u0001'), homeRoots.join('\u0001'), tempRoots.join('\u0001'), protectedList.join('\u0001')].join('\u0002');
+  const machineKey = [projectRoots.join('\u0001'), homeRoots.join('\u0001'), tempRoots.join('\u0001'), protectedList.join('\u0001'), asimovDirs.join('\u0001')].join('\u0002');
   const fresh: RootSetup = {
-    projectRoots, homeRoots, tempForms, fixedTemp, protectedList: [...protectedList], home, tempRoots, exempt, protectedMatch, machineKey,
+    projectRoots, homeRoots, tempForms, fixedTemp, protectedList: [...protectedList], home, tempRoots, exempt, protectedMatch,
+    asimovDirs: [...asimovDirs], machineKey,
   };
   lastSetup = fresh;
   return fresh;
@@ -482,8 +491,9 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     ? opts.tempDirs.filter((d) => typeof d === 'string' && d.startsWith('/')).map((d) => rootForms(stripSlash(normalized(d))))
     : [rootForms(tmp)];
   const protectedList = opts.protectedPaths ?? [];
-  const setup = rootSetup(projectRoots, homeRoots, tempForms, !opts.tempDirs, protectedList, home);
-  const { tempRoots, exempt, protectedMatch, machineKey } = setup;
+  const asimovDirList = (opts.asimovDirs ?? []).filter((d) => typeof d === 'string' && d.startsWith('/')).map((d) => stripSlash(normalized(d)));
+  const setup = rootSetup(projectRoots, homeRoots, tempForms, !opts.tempDirs, protectedList, home, asimovDirList);
+  const { tempRoots, exempt, protectedMatch, asimovDirs, machineKey } = setup;
   let memo = classMemo.get(machineKey);
 
   /** Classes that depend on where the path is placed. */
@@ -523,17 +533,22 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
 
   function placementUncached(abs: string, out: Set<PathClass>): void {
     let projRel: string | null = null;
+    let projDepth = -1;
     for (const r of projectRoots) {
       projRel = relWithin(r, abs);
-      if (projRel !== null) break;
+      if (projRel !== null) {
+        projDepth = r.length;
+        break;
+      }
     }
-    // The deepest root wins between temp and home: a home directory that lies inside /tmp (sandboxes, CI,
-    // test machines) is still the user's home, so `rm -rf ~/notes` there is not "removing temp files".
+    // The deepest root wins between temp, home and the project: a home directory that lies inside /tmp
+    // (sandboxes, CI, test machines) is still the user's home, so `rm -rf ~/notes` there is not "removing temp
+    // files"; and a project checked out under /tmp is a project, so `rm -rf .git` there is not either.
     let tempDepth = -1;
     for (const r of tempRoots) if (r.length > tempDepth && isWithin(r, abs)) tempDepth = r.length;
     let homeDepth = -1;
     for (const r of homeRoots) if (r.length > homeDepth && isWithin(r, abs)) homeDepth = r.length;
-    const inTemp = tempDepth >= 0 && tempDepth >= homeDepth;
+    const inTemp = tempDepth >= 0 && tempDepth >= homeDepth && tempDepth >= projDepth;
     if (projRel !== null) {
       out.add('project');
       if (projRel === '') out.add('project-root');
@@ -587,6 +602,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
         out.add(c.cls);
       }
     }
+    if (asimovDirs.some((d) => isWithin(d, abs))) out.add('asimov-config');
     const base = posix.basename(lower);
     if (base && isSecretBasename(base)) out.add('credentials');
     // git
@@ -811,4 +827,25 @@ function compileProtectedUncached(
   } catch (e) {
     throw new AsimovError('bad_input', `protected path pattern is not a valid glob: ${(e as Error).message}`);
   }
+}
+
+/**
+ * asimov's own directories where the environment moves them, for PathClassifierOptions.asimovDirs: the
+ * `asimov` directory under each absolute XDG base directory asimov follows (config: policy and trust store;
+ * state: audit log and pins; cache: judge cache and hook approvals; runtime: the daemon's socket), and the
+ * audit log that ASIMOV_AUDIT_LOG names, with its lock. The defaults under the home directory are covered
+ * by the name classes already.
+ */
+export function asimovDirsFromEnv(env: NodeJS.ProcessEnv, home: string): string[] {
+  const out: string[] = [];
+  for (const key of ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR'] as const) {
+    const v = env[key]?.trim();
+    if (v && v.startsWith('/')) out.push(posix.join(v, 'asimov'));
+  }
+  const log = env.ASIMOV_AUDIT_LOG?.trim();
+  if (log && log.toLowerCase() !== 'off') {
+    const abs = log === '~' || log.startsWith('~/') ? posix.join(home, log.slice(1)) : log;
+    if (abs.startsWith('/')) out.push(abs, `${abs}.lock`);
+  }
+  return out;
 }
