@@ -9,6 +9,7 @@ import { analyzeShell } from '../shell/unwrap.ts';
 import { programName } from '../shell/program.ts';
 import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { Rule, RuleContext, RuleHit, RuleResult, ShellRule, ToolRule } from './rule.ts';
+import { commandTraits, traitMask } from './traits.ts';
 
 /** What the engine needs from a policy: its rules with their effective tiers, and allow-exceptions. */
 export interface ClassifierPolicy {
@@ -23,6 +24,10 @@ export interface ClassifierPolicy {
 interface RuleIndex {
   byProgram: Map<string, ShellRule[]>;
   anyProgram: ShellRule[];
+  /** Per rule of anyProgram, its pre-check (`needs`): a trait mask and program names; null runs it always. */
+  anyNeeds: ({ mask: number; programs: ReadonlySet<string> | null } | null)[];
+  /** Whether any rule of anyProgram has a pre-check (else the traits are not computed). */
+  anyPrechecked: boolean;
   byTool: Map<string, ToolRule[]>;
   anyTool: ToolRule[];
   overrides: Map<Rule, (id: string) => boolean>;
@@ -36,13 +41,17 @@ const indexCache = new WeakMap<ClassifierPolicy, RuleIndex>();
 function indexOf(policy: ClassifierPolicy): RuleIndex {
   let idx = indexCache.get(policy);
   if (idx) return idx;
-  idx = { byProgram: new Map(), anyProgram: [], byTool: new Map(), anyTool: [], overrides: new Map(), locked: new Set(), fixedTier: new Set(policy.overridden?.keys() ?? []) };
+  idx = { byProgram: new Map(), anyProgram: [], anyNeeds: [], anyPrechecked: false, byTool: new Map(), anyTool: [], overrides: new Map(), locked: new Set(), fixedTier: new Set(policy.overridden?.keys() ?? []) };
   for (const rule of policy.rules) {
     if (rule.deprecated) continue;
     if (rule.locked) idx.locked.add(rule.id);
     if (rule.kind === 'shell') {
-      if (!rule.programs) idx.anyProgram.push(rule);
-      else for (const p of rule.programs) push(idx.byProgram, p.toLowerCase(), rule);
+      if (!rule.programs) {
+        idx.anyProgram.push(rule);
+        const needs = rule.needs ? { mask: traitMask(rule.needs.traits ?? []), programs: rule.needs.programs ? new Set(rule.needs.programs.map((p) => p.toLowerCase())) : null } : null;
+        idx.anyNeeds.push(needs);
+        if (needs) idx.anyPrechecked = true;
+      } else for (const p of rule.programs) push(idx.byProgram, p.toLowerCase(), rule);
     } else if (!rule.tools) idx.anyTool.push(rule);
     else for (const t of rule.tools) push(idx.byTool, t, rule);
   }
@@ -106,7 +115,7 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     const matchedAllowOverrides: Rule[] = [];
     const forProgram = prog === null ? undefined : idx.byProgram.get(prog);
     if (forProgram) runShellRules(forProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
-    runShellRules(idx.anyProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
+    runAnyProgramRules(prog, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
 
     const kept = applyOverrides(findings, matchedAllowOverrides, idx);
     let cmdTier: Tier;
@@ -144,6 +153,30 @@ function runShellRules(
   matchedAllowOverrides: Rule[],
 ): void {
   for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    const hit = rule.match(cmd, ctx, analysis);
+    if (!hit) continue;
+    findings.push(toFinding(rule, hit, cmd.text, idx));
+    if (idx.overrides.size > 0 && idx.overrides.has(rule)) matchedAllowOverrides.push(rule);
+  }
+}
+
+/** The rules for every command, each skipped when its pre-check says it cannot match this command. */
+function runAnyProgramRules(
+  prog: string | null,
+  cmd: SimpleCommand,
+  ctx: RuleContext,
+  analysis: Analysis,
+  idx: RuleIndex,
+  findings: Finding[],
+  matchedAllowOverrides: Rule[],
+): void {
+  const rules = idx.anyProgram;
+  const needs = idx.anyNeeds;
+  const traits = idx.anyPrechecked ? commandTraits(cmd, analysis) : 0;
+  for (let i = 0; i < rules.length; i++) {
+    const n = needs[i];
+    if (n != null && (n.mask & traits) === 0 && (n.programs === null || prog === null || !n.programs.has(prog))) continue;
     const rule = rules[i]!;
     const hit = rule.match(cmd, ctx, analysis);
     if (!hit) continue;

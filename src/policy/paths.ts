@@ -462,7 +462,12 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   const resolveReal = (rawAbs: string, lexical: string, hops = 0): string => {
     if (isWithin('/dev', lexical) || isWithin('/proc', lexical)) return lexical;
     const comps = rawAbs.split('/').filter((c) => c !== '');
-    for (let i = comps.length; i >= 0; i--) {
+    // Trailing `.` components are not probed: `dir/.` resolves as `dir` does when dir is a directory, and
+    // when it is not, the loop falls back to `dir` anyway. Starting at `dir` gives the same result and
+    // shares `dir`'s realpath with the other paths of the call (`find . -name x > out.txt`).
+    let top = comps.length;
+    while (top > 0 && comps[top - 1] === '.') top--;
+    for (let i = top; i >= 0; i--) {
       const prefix = '/' + comps.slice(0, i).join('/');
       const r = real(prefix);
       if (r === null) continue;

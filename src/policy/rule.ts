@@ -5,6 +5,7 @@ import type { Tier, ToolCall } from '../core/types.ts';
 import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { PathInfo } from './paths.ts';
 import type { UrlInfo } from './urls.ts';
+import type { CommandTrait } from './traits.ts';
 
 /** Everything a rule may consult besides the call itself. Built once per call; cheap to build. */
 export interface RuleContext {
@@ -60,6 +61,13 @@ export interface ShellRule extends RuleBase {
    * calls it only for those. Omit to be called for every command (keep such rules cheap).
    */
   programs?: readonly string[];
+  /**
+   * For a rule without `programs`: a pre-check. The engine calls `match` only for a command that has one of
+   * `traits` (policy/traits.ts) or whose program name is among `programs`. It must follow from the rule's
+   * own logic that it cannot match any other command; when in doubt, leave it out (the rule then runs for
+   * every command, as without it).
+   */
+  needs?: { readonly traits?: readonly CommandTrait[]; readonly programs?: readonly string[] };
   match(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): RuleResult;
 }
 

@@ -1958,6 +1958,7 @@ function hookAssignment(name: string, value: Word, cmd?: SimpleCommand): string 
 
 const envHook = defineShellRule({
   id: 'exec.env-hook',
+  needs: { traits: ['assignment'], programs: ['export', 'declare', 'typeset', 'local', 'readonly', 'setenv'] },
   // soft: environment variables that make programs preload libraries or run a command (LD_PRELOAD,
   // BASH_ENV, PAGER='sh -c …') hide code inside an innocent command; occasionally legitimate.
   tier: 'soft_deny',

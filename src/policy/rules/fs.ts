@@ -797,6 +797,7 @@ export const rules: Rule[] = [
   // Hard: system files belong to the OS and the administrator; an agent never needs to change them.
   defineShellRule({
     id: 'fs.write-system',
+    needs: { traits: ['path-targets'], programs: RM_PROGRAMS },
     tier: 'hard_deny',
     reason: 'Writing to system paths (/etc, /usr, /boot…) can break the machine; keep changes inside the project.',
     examples: {
@@ -817,6 +818,7 @@ export const rules: Rule[] = [
   // user asked for). Temp dirs are scratch space and allowed.
   defineShellRule({
     id: 'fs.write-outside-project',
+    needs: { traits: ['path-targets'] },
     tier: 'soft_deny',
     reason: 'Writing outside the project touches the user\'s other files; keep changes inside the project or ask first.',
     examples: {
@@ -835,6 +837,7 @@ export const rules: Rule[] = [
   // Soft: credential files hold secrets and access; overwriting or deleting one can lock the user out or plant keys.
   defineShellRule({
     id: 'fs.write-credentials',
+    needs: { traits: ['path-targets'] },
     tier: 'soft_deny',
     reason: 'Writing or deleting a credentials file (keys, tokens, .env) can lock the user out or plant access; ask first.',
     examples: {
@@ -850,6 +853,7 @@ export const rules: Rule[] = [
   // Soft: the policy's protectedPaths say a person must see every change there.
   defineShellRule({
     id: 'fs.write-protected',
+    needs: { traits: ['path-targets'] },
     tier: 'soft_deny',
     reason: 'This path is protected by the policy; a person must approve changes to it.',
     examples: {
@@ -865,6 +869,7 @@ export const rules: Rule[] = [
   // Unknown: where the write lands is only known at run time, so nothing can be said either way; a person looks.
   defineShellRule({
     id: 'fs.write-dynamic',
+    needs: { traits: ['path-targets'] },
     tier: 'unknown',
     reason: 'Writes to a path only known at run time; a person should check where it lands.',
     examples: {
@@ -953,6 +958,7 @@ export const rules: Rule[] = [
   // Hard: a redirect, tee or copy into a block device overwrites it just like dd.
   defineShellRule({
     id: 'dev.write-device',
+    needs: { traits: ['path-targets'] },
     tier: 'hard_deny',
     reason: 'Writing into a block device overwrites the disk; never do this from an agent.',
     examples: {

@@ -721,6 +721,7 @@ export const rules: Rule[] = [
   // Hard: pointing git at another hooks directory runs (or silences) arbitrary code on every commit.
   defineShellRule({
     id: 'git.hooks-path',
+    needs: { traits: ['assignment'], programs: ['git'] },
     tier: 'hard_deny',
     reason: 'Changing core.hooksPath swaps the hooks that run on every git command; never do this from an agent.',
     examples: {

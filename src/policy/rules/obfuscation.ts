@@ -22,6 +22,7 @@ const COMMON_COMMANDS = new Set([
 
 const dynamicCommand = defineShellRule({
   id: 'obf.dynamic-command',
+  needs: { traits: ['odd-name'] },
   // soft: a command name only known at run time (`$cmd`, `$(echo rm)`) cannot be checked by any rule;
   // sometimes a harmless variable ($EDITOR), so a person decides.
   tier: 'soft_deny',
@@ -91,6 +92,7 @@ const evalDynamic = defineShellRule({
 
 const globCommand = defineShellRule({
   id: 'obf.glob-command',
+  needs: { traits: ['odd-name'] },
   // soft: a command name built from glob characters (`/???/?m`, `/bin/r?`) is picked by the file system at
   // run time; the only reason to write one is to dodge rules that match names.
   tier: 'soft_deny',
@@ -107,6 +109,7 @@ const globCommand = defineShellRule({
 
 const redefineCommand = defineShellRule({
   id: 'obf.redefine-command',
+  needs: { traits: ['functions'], programs: ['alias', 'enable', 'hash'] },
   // soft: a function or alias named like a common command (ls, git, sudo, cd) silently changes what later
   // commands do; `enable -n` and `hash -p` do the same to builtins and PATH lookups.
   tier: 'soft_deny',
@@ -146,6 +149,7 @@ const READERS = new Set(['read', 'mapfile', 'readarray']);
 
 const ifs = defineShellRule({
   id: 'obf.ifs',
+  needs: { traits: ['assignment', 'expansion'], programs: ['export', 'declare', 'typeset', 'local', 'readonly'] },
   // soft: changing IFS or splicing ${IFS} into words is a standard trick to build commands that pattern
   // rules do not recognise (`cat${IFS}/etc/passwd`). `IFS= read -r line` is the everyday exception.
   tier: 'soft_deny',
@@ -172,6 +176,7 @@ const ifs = defineShellRule({
 
 const encodedName = defineShellRule({
   id: 'obf.encoded-name',
+  needs: { traits: ['odd-name'] },
   // soft: a command name with escapes, ANSI-C codes or quotes inside it (`r\m`, `'r'm`, `$'\x72m'`, `""rm`)
   // spells the same program in a way pattern rules miss; nobody types names like that by accident. A name
   // quoted whole ("git") or with one leading backslash (\git, bypassing an alias) is ordinary.

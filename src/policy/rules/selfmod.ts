@@ -101,11 +101,16 @@ function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   return null;
 }
 
+/** Programs that set or unset variables for later commands (asimovEnvHit); also selfmod.asimov's pre-check. */
+const ASIMOV_ENV_PROGRAMS = ['export', 'unset', 'declare', 'typeset', 'setenv', 'unsetenv', 'env', 'launchctl'] as const;
+/** Programs that run the asimov CLI (asimovCliHit); also selfmod.asimov's pre-check. */
+const ASIMOV_CLI_PROGRAMS = ['asimov', 'npx', 'pnpx', 'bunx', 'npm', 'pnpm', 'yarn', 'bun'] as const;
+
 /** ASIMOV_* variables set or unset for later commands. */
 function asimovEnvHit(cmd: SimpleCommand): RuleHit | null {
   for (const a of cmd.assignments) if (a.name.startsWith('ASIMOV_')) return { subject: a.name, reason: `Setting ${a.name} changes how asimov behaves; only the user may do this.` };
   const name = programName(cmd);
-  if (name === 'export' || name === 'unset' || name === 'declare' || name === 'typeset' || name === 'setenv' || name === 'unsetenv' || name === 'env' || name === 'launchctl') {
+  if (name !== null && (ASIMOV_ENV_PROGRAMS as readonly string[]).includes(name)) {
     const v = values(cmd.argv.slice(1)).find((w) => /^ASIMOV_/.test(w) || /^-[a-z]*\s*ASIMOV_/.test(w));
     if (v) return { subject: v, reason: `Changing ${v.split('=')[0]} changes how asimov behaves; only the user may do this.` };
   }
@@ -119,6 +124,7 @@ export const rules: Rule[] = [
   // (CLAUDE.md, AGENTS.md), which agents are sometimes asked to update.
   defineShellRule({
     id: 'selfmod.agent-config',
+    needs: { traits: ['path-targets'], programs: AGENT_CLIS },
     tier: 'hard_deny',
     reason: 'Agents must not change their own configuration, hooks or permissions; ask the user to make the change.',
     examples: {
@@ -159,6 +165,7 @@ export const rules: Rule[] = [
   // Hard: asimov's policy, trust store and audit log are what keep the agent in check.
   defineShellRule({
     id: 'selfmod.asimov',
+    needs: { traits: ['assignment', 'path-targets'], programs: [...ASIMOV_ENV_PROGRAMS, ...ASIMOV_CLI_PROGRAMS] },
     tier: 'hard_deny',
     reason: 'Agents must not change asimov\'s policy, trust or audit log, nor switch asimov off; ask the user.',
     examples: {
@@ -169,7 +176,7 @@ export const rules: Rule[] = [
       const env = cmd.assignments.length > 0 || cmd.argv.length > 1 ? asimovEnvHit(cmd) : null;
       if (env) return env;
       const name = programName(cmd);
-      if (name === 'asimov' || name === 'npx' || name === 'pnpx' || name === 'bunx' || name === 'npm' || name === 'pnpm' || name === 'yarn' || name === 'bun') {
+      if (name !== null && (ASIMOV_CLI_PROGRAMS as readonly string[]).includes(name)) {
         const h = asimovCliHit(cmd);
         if (h) return h;
       }
@@ -181,6 +188,7 @@ export const rules: Rule[] = [
   // Soft: hooks and .git/config run code on the next git command; writing them by hand bypasses review.
   defineShellRule({
     id: 'selfmod.git-hooks',
+    needs: { traits: ['path-targets'] },
     tier: 'soft_deny',
     reason: 'Files in .git/hooks and .git/config run code on the next git command; use the project\'s hook manager, or ask the user.',
     examples: {

@@ -325,6 +325,8 @@ function historyHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): R
 // ---------------------------------------------------------------------------------------------------------
 // The rules
 
+/** The programs sec.systemd-unit reads by name (the rest of its hits are path targets). */
+const UNIT_PROGRAMS = ['systemctl', 'launchctl', 'update-rc.d', 'chkconfig', 'rc-update'];
 const SELINUX_PROGRAMS: ReadonlySet<string> = new Set(['setenforce', 'aa-disable', 'aa-complain', 'aa-teardown', 'apparmor_parser', 'auditctl', 'setsebool', 'systemctl', 'service']);
 const SHELLS_AND_INTERPRETERS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', ...INLINE_INTERPRETERS]);
 
@@ -487,6 +489,7 @@ export const rules: Rule[] = [
   // Hard: sudoers decides who is root; changing it from an agent is privilege escalation.
   defineShellRule({
     id: 'sec.sudoers',
+    needs: { traits: ['path-targets'], programs: ['visudo'] },
     tier: 'hard_deny',
     reason: 'Changing sudoers grants root access; never do this from an agent.',
     examples: {
@@ -506,6 +509,7 @@ export const rules: Rule[] = [
   // Hard: a key in authorized_keys is a permanent back door into the account.
   defineShellRule({
     id: 'sec.authorized-keys',
+    needs: { traits: ['path-targets'] },
     tier: 'hard_deny',
     reason: 'Changing authorized_keys gives someone lasting SSH access to this account; never do this from an agent.',
     examples: {
@@ -520,6 +524,7 @@ export const rules: Rule[] = [
   // Soft for crontab edits (scheduled jobs are sometimes the task); hard for writes into system cron dirs.
   defineShellRule({
     id: 'sec.crontab',
+    needs: { traits: ['path-targets'], programs: ['crontab'] },
     tier: 'hard_deny',
     reason: 'Cron jobs run commands later, unattended: a classic way to persist; ask the user first.',
     examples: {
@@ -560,6 +565,7 @@ export const rules: Rule[] = [
   // Hard: shell init files run on every new shell of the user; a line there is persistence and can hijack PATH.
   defineShellRule({
     id: 'sec.shell-init',
+    needs: { traits: ['path-targets'] },
     tier: 'hard_deny',
     reason: 'Changing shell startup files (~/.bashrc, ~/.zshrc, ~/.profile…) runs code in every future shell; tell the user the line to add instead.',
     examples: {
@@ -574,6 +580,7 @@ export const rules: Rule[] = [
   // Soft: service units and login items start programs at boot or login; installing one is sometimes the task.
   defineShellRule({
     id: 'sec.systemd-unit',
+    needs: { traits: ['path-targets'], programs: UNIT_PROGRAMS },
     tier: 'soft_deny',
     reason: 'Installing or enabling services and login items makes programs start on their own; ask the user first.',
     examples: {
@@ -601,6 +608,7 @@ export const rules: Rule[] = [
   // how later programs behave.
   defineShellRule({
     id: 'sec.persistence',
+    needs: { traits: ['path-targets'] },
     tier: 'soft_deny',
     reason: 'This file changes how other programs behave later (git config, ssh rc, PAM, ld.so.preload…); ask the user first.',
     examples: {
@@ -615,6 +623,7 @@ export const rules: Rule[] = [
   // Hard: turning off SELinux/AppArmor or the audit system removes the machine's own protection.
   defineShellRule({
     id: 'sec.selinux',
+    needs: { traits: ['path-targets'], programs: [...SELINUX_PROGRAMS] },
     tier: 'hard_deny',
     reason: 'This turns off SELinux, AppArmor or auditing, the system\'s own protection; never do this from an agent.',
     examples: {
@@ -710,6 +719,7 @@ export const rules: Rule[] = [
   // Soft: erasing or disabling history hides what was done, which is what an attacker does after the fact.
   defineShellRule({
     id: 'sec.history-tamper',
+    needs: { traits: ['assignment', 'path-targets'], programs: [...HISTORY_PROGRAMS] },
     tier: 'soft_deny',
     reason: 'This erases or disables the command history or system logs, which hides what was done; leave them alone.',
     examples: {

@@ -1185,10 +1185,20 @@ export function pathTargets(cmd: SimpleCommand, ctx: RuleContext, analysis?: Ana
   return all;
 }
 
+/**
+ * False when `pathTargets` of this command is certainly empty: no output redirect and no program that writes
+ * its arguments. The engine's pre-check for the rules that only look at targets (policy/traits.ts); it is
+ * the very test computeTargets starts with, so the two cannot drift apart.
+ */
+export function mayHavePathTargets(cmd: SimpleCommand): boolean {
+  const name = collectorName(cmd);
+  return (name !== null && WRITER_NAMES.has(name)) || hasWriteRedirect(cmd);
+}
+
 function computeTargets(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis | undefined): readonly PathTarget[] {
+  if (!mayHavePathTargets(cmd)) return EMPTY;
   const name = collectorName(cmd);
   const known = name !== null && WRITER_NAMES.has(name);
-  if (!known && !hasWriteRedirect(cmd)) return EMPTY;
   const b = new TargetBuilder(ctx, cmd, analysis);
   for (const r of cmd.redirects) {
     if (r.access !== 'write') continue;
