@@ -44,7 +44,7 @@ export function scratchGate(s: Scratch, env: Record<string, string> = {}): Gate 
 }
 
 /** Decides a call as a hook would: the client's tool name normalized, a person available. */
-export function decideAs(gate: Gate, clientTool: string, input: Record<string, unknown>, cwd: string): Promise<Decision> {
+export function decideAs(gate: Gate, clientTool: string, input: Record<string, unknown>, cwd: string, agent = 'redteam'): Promise<Decision> {
   const n = normalizeTool(clientTool, input);
-  return gate.decide({ tool: n.tool, clientTool, input, cwd, agent: 'redteam' }, { personAvailable: true });
+  return gate.decide({ tool: n.tool, clientTool, input, cwd, agent }, { personAvailable: true });
 }

@@ -1,6 +1,6 @@
 // Red team: selfmod.agent-bypass for OpenCode's --pure / OPENCODE_PURE (starts OpenCode without its plugins,
-// asimov's guard among them). Spellings that reach the same effect but fall to `unknown` (ask) instead of
-// hard_deny. Decided through the gate only: nothing here runs a shell.
+// asimov's guard among them). Spellings that reached the same effect but fell to `unknown` (ask) instead of
+// hard_deny, now denied (regression tests). Decided through the gate only: nothing here runs a shell.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +20,6 @@ const SLIPS = [
 
 test(
   'FINDING: opencode --pure spellings that are asked about instead of denied',
-  { todo: 'selfmod.agent-bypass: match --pure=<value>, and OPENCODE_PURE set by export/declare/typeset/set -a earlier in the same line' },
   async () => {
     const s = scratch('asimov-rt-opencode-');
     try {

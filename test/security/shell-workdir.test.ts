@@ -57,11 +57,12 @@ test('held: ~, an empty string, a missing directory, .. and non-string values', 
       { command: 'rm -rf src', workdir: '/nonexistent-asimov-redteam' },
       { command: 'rm -rf src', workdir: `${s.decoy}/../home/project` },
     ]) {
-      const d = await decideAs(gate, 'bash', input, s.project);
+      // As OpenCode's bash, whose directory key workdir is.
+      const d = await decideAs(gate, 'bash', input, s.project, 'opencode');
       assert.notEqual(d.verdict, 'allow', `${JSON.stringify(input)}: ${d.reason}`);
     }
     for (const bad of [1, ['x'], { a: 1 }, true]) {
-      const d = await decideAs(gate, 'bash', { command: 'ls', workdir: bad }, s.project);
+      const d = await decideAs(gate, 'bash', { command: 'ls', workdir: bad }, s.project, 'opencode');
       assert.equal(d.verdict, 'deny', JSON.stringify(bad));
     }
     // A directory key on a file tool does not move it: Write's file_path is resolved against the call's cwd.

@@ -54,17 +54,46 @@ function agentCliHit(cmd: SimpleCommand): RuleHit | null {
 /** Environment variables that start an agent with its plugins (asimov's guard among them) unloaded. */
 const BYPASS_ENV = /^OPENCODE_PURE$/;
 
-function agentBypassHit(cmd: SimpleCommand): RuleHit | null {
+/** Commands that put a variable into the environment of later commands: `export X=1`, `declare -x X=1`… */
+const EXPORTERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+/**
+ * A bypass variable set anywhere on the line before the agent starts: as a prefix (`OPENCODE_PURE=1 opencode`),
+ * exported (`export OPENCODE_PURE=1; opencode …`, `declare -x …`), or assigned and exported later or under
+ * `set -a`. Any of them on the same line as the agent is taken as meant for it.
+ */
+function bypassEnvOnLine(cmd: SimpleCommand, analysis: Analysis): string | null {
+  for (const a of cmd.assignments) if (BYPASS_ENV.test(a.name)) return a.name;
+  for (const other of analysis.commands) {
+    if (other === cmd) continue;
+    for (const a of other.assignments) if (BYPASS_ENV.test(a.name)) return a.name;
+    const prog = programName(other);
+    if (prog === null || !EXPORTERS.has(prog)) continue;
+    for (const w of values(other.argv.slice(1))) {
+      const name = w.split('=')[0]!;
+      if (BYPASS_ENV.test(name)) return name;
+    }
+  }
+  return null;
+}
+
+/** `--pure`, and `--pure=<anything but a false value>` as argument parsers read it. */
+function isPureFlag(lw: string): boolean {
+  return lw === '--pure' || (lw.startsWith('--pure=') && !/^--pure=(false|0|no|off)$/.test(lw));
+}
+
+function agentBypassHit(cmd: SimpleCommand, analysis: Analysis): RuleHit | null {
   const name = programName(cmd);
-  for (const a of cmd.assignments) {
-    if (BYPASS_ENV.test(a.name)) return { subject: a.name, reason: `Starting \`${name}\` with ${a.name} set runs an agent without its plugins or hooks, asimov's among them; the user must do this.` };
+  const env = name === 'opencode' ? bypassEnvOnLine(cmd, analysis) : null;
+  if (env !== null) {
+    return { subject: env, reason: `Starting \`${name}\` with ${env} set runs an agent without its plugins or hooks, asimov's among them; the user must do this.` };
   }
   const words = values(cmd.argv.slice(1));
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     const lw = w.toLowerCase();
     // OpenCode's --pure loads no plugins at all, so asimov's guard plugin would not run (seen with 1.18.33).
-    if (name === 'opencode' && lw === '--pure') return { subject: w, reason: 'Starting `opencode --pure` runs an agent without its plugins, asimov\'s guard among them; the user must do this.' };
+    if (name === 'opencode' && isPureFlag(lw)) return { subject: w, reason: 'Starting `opencode --pure` runs an agent without its plugins, asimov\'s guard among them; the user must do this.' };
     if (BYPASS_FLAGS.test(lw)) return { subject: w, reason: `Starting \`${name}\` with ${w} runs an agent with its approvals switched off; the user must do this.` };
     if ((lw === '--permission-mode' && words[i + 1]?.toLowerCase() === 'bypasspermissions') || (lw === '--approval-mode' && words[i + 1]?.toLowerCase() === 'yolo') ||
         (lw === '-y' && (name === 'gemini' || name === 'qwen')) || (lw === '--sandbox' && words[i + 1] === 'danger-full-access') || lw === '--sandbox=danger-full-access' ||
@@ -157,10 +186,10 @@ export const rules: Rule[] = [
     programs: AGENT_CLIS,
     reason: 'Starting an agent with its approvals or sandbox switched off escapes every check; the user must do this.',
     examples: {
-      match: ['claude --dangerously-skip-permissions -p "fix it"', 'claude -p x --permission-mode bypassPermissions', 'codex --dangerously-bypass-approvals-and-sandbox exec x', 'gemini --yolo -p x', 'codex exec --sandbox danger-full-access x', 'opencode run --pure "fix it"', 'OPENCODE_PURE=1 opencode run x'],
-      notMatch: ['claude -p "summarize"', 'codex exec "run tests"', 'gemini -p x', 'claude --version', 'opencode run "fix it"', 'pure --version'],
+      match: ['claude --dangerously-skip-permissions -p "fix it"', 'claude -p x --permission-mode bypassPermissions', 'codex --dangerously-bypass-approvals-and-sandbox exec x', 'gemini --yolo -p x', 'codex exec --sandbox danger-full-access x', 'opencode run --pure "fix it"', 'OPENCODE_PURE=1 opencode run x', 'opencode run --pure=true x', 'export OPENCODE_PURE=1; opencode run x'],
+      notMatch: ['claude -p "summarize"', 'codex exec "run tests"', 'gemini -p x', 'claude --version', 'opencode run "fix it"', 'pure --version', 'opencode run --pure=false x', 'export OPENCODE_PURE=1; ls'],
     },
-    match: (cmd) => agentBypassHit(cmd),
+    match: (cmd, _ctx, analysis) => agentBypassHit(cmd, analysis),
   }),
   // Hard: asimov's policy, trust store and audit log are what keep the agent in check.
   defineShellRule({
