@@ -6,7 +6,8 @@ import { DEFAULT_DEADLINE_MS } from '../wire/hook-command.ts';
 import { runHook, type HookReply } from '../adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../adapters/registry.ts';
 import { createGate } from '../gate/gate.ts';
-import { ownToolOfClientName, recordApproval } from '../gate/hook-approvals.ts';
+import { ownToolOfClientName } from '../core/tools.ts';
+import { recordApproval } from '../gate/hook-approvals.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 const USAGE = `Usage: asimov hook <client> [--on-allow approve|passthrough] [--deadline-ms N]

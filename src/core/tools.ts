@@ -30,6 +30,12 @@ function ownToolOf(mcp: { server: string; tool: string }): OwnToolName | undefin
   return mcp.tool as OwnToolName;
 }
 
+/** Which own tool a client's tool name is (`mcp__asimov__bash`, Gemini's `mcp_asimov_bash`), if any. */
+export function ownToolOfClientName(clientTool: string | undefined): OwnToolName | null {
+  const m = clientTool ? parseMcpName(clientTool) : null;
+  return (m && ownToolOf(m)) ?? null;
+}
+
 /*
  * Names per client (see notes/claude-code.md and notes/agent-clis.md):
  * Claude Code: Bash, Write, Edit, MultiEdit, NotebookEdit, Read, NotebookRead, Glob, Grep, LS, WebFetch,

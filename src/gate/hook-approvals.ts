@@ -16,7 +16,11 @@ import {
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomId, sha256Hex } from '../core/lazy.ts';
-import { OWN_MCP_TOOLS, parseMcpName, OWN_MCP_SERVER, type OwnToolName } from '../core/tools.ts';
+import { isPrivateDir } from '../core/private-dir.ts';
+import { ownToolOfClientName, type OwnToolName } from '../core/tools.ts';
+
+// Where a hook meets a call to asimov's own tools (core/tools.ts); re-exported for the hook and its tests.
+export { ownToolOfClientName };
 import type { Decision } from '../core/types.ts';
 
 /** How long a note stays valid: a client runs an allowed tool within milliseconds of its hook's answer. */
@@ -49,13 +53,6 @@ export function approvalsDir(o: ApprovalContext = {}): string {
   const home = o.home ?? (env.HOME || homedir());
   const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(home, '.cache');
   return join(cache, 'asimov', 'approvals');
-}
-
-/** Which own tool a client's tool name is (`mcp__asimov__bash`, Gemini's `mcp_asimov_bash`), if any. */
-export function ownToolOfClientName(clientTool: string | undefined): OwnToolName | null {
-  const m = clientTool ? parseMcpName(clientTool) : null;
-  if (!m || m.server !== OWN_MCP_SERVER || !Object.hasOwn(OWN_MCP_TOOLS, m.tool)) return null;
-  return m.tool as OwnToolName;
 }
 
 /** The note's name: a hash of the tool, the arguments that act (in a fixed order) and the directory. */
@@ -141,17 +138,9 @@ export function takeApproval(call: OwnToolCall, o: ApprovalContext = {}): TakenA
  * `create` is set and it is missing. Null otherwise: a note in a directory others can write proves nothing.
  */
 function ownerOnlyDir(dir: string, create: boolean): string | null {
-  let st;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    if (!create) return null;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    st = lstatSync(dir);
-  }
-  if (!st.isDirectory() || (st.mode & 0o077) !== 0) return null;
-  if (process.getuid && st.uid !== process.getuid()) return null;
-  return dir;
+  // recursive: no error when it exists; whatever is there is then judged by the same check.
+  if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return isPrivateDir(dir) ? dir : null;
 }
 
 /** Removes notes nobody took (the client never ran the call, or ran it elsewhere) once they have expired. */

@@ -7,15 +7,14 @@ import { chmodSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { AsimovError } from '../../core/errors.ts';
+import { currentUid, isPrivateDir } from '../../core/private-dir.ts';
+
+// The private-directory check lives in core (the hook approvals use it too); re-exported for the daemon's users.
+export { currentUid, isPrivateDir };
 
 export const SOCKET_NAME = 'd.sock';
 /** sockaddr_un holds 108 bytes with the terminating NUL (104 on macOS); stay below both. */
 export const MAX_SOCKET_PATH_BYTES = 100;
-
-/** The user's id; 0 where the platform has none (no unix sockets there either). */
-export function currentUid(): number {
-  return typeof process.getuid === 'function' ? process.getuid() : 0;
-}
 
 /**
  * `$XDG_RUNTIME_DIR/asimov/d.sock` when that directory is usable (absolute, a directory of this user's),
@@ -35,17 +34,6 @@ export function socketPathFor(env: NodeJS.ProcessEnv, uid: number = currentUid()
 function ownDirectory(dir: string, uid: number): boolean {
   const st = statSync(dir, { throwIfNoEntry: false });
   return st !== undefined && st.isDirectory() && st.uid === uid;
-}
-
-/** A real directory (not a symlink) owned by `uid` with no group or other permission bits. */
-export function isPrivateDir(dir: string, uid: number = currentUid()): boolean {
-  let st;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    return false;
-  }
-  return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
 }
 
 /**
