@@ -198,26 +198,20 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   const target = resolveTarget(file);
   if (target.viaSymlink) out.push(`  (a symlink: ${o.dryRun ? 'would write' : 'writing'} through it to ${target.realPath})`);
   let text: string | null;
-  let plan;
+  let plan: ReturnType<WireTarget['plan']>;
+  let extras: ReturnType<NonNullable<WireTarget['extraWrites']>>;
+  let planned = false;
   try {
     text = readTextFile(target.realPath);
     plan = t.plan(text, { command, timeoutSec, uninstall: o.uninstall, file, ...(tools ? { tools } : {}) });
-  } catch (e) {
-    if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
-      io.out(`${out.join('\n')}\n`);
-      io.err(`asimov wire: ${e.toString()}\nThe file was not changed. The client cannot read it either; fix it, then run this again.\n`);
-      return EXIT.error;
-    }
-    throw e;
-  }
-
-  let extras: ReturnType<NonNullable<WireTarget['extraWrites']>>;
-  try {
+    planned = true;
     extras = t.extraWrites?.({ command, timeoutSec, uninstall: o.uninstall, file, scope: o.scope, ctx, configText: plan.text, ...(tools ? { tools } : {}) }) ?? [];
   } catch (e) {
     if (e instanceof AsimovError && e.code === 'wire_settings_invalid') {
       io.out(`${out.join('\n')}\n`);
-      io.err(`asimov wire: ${e.toString()}\nNothing was changed.\n`);
+      // The config file itself, or one of the further files (a trust record, a rule file) that is not asimov's.
+      const after = planned ? 'Nothing was changed.' : 'The file was not changed. The client cannot read it either; fix it, then run this again.';
+      io.err(`asimov wire: ${e.toString()}\n${after}\n`);
       return EXIT.error;
     }
     throw e;

@@ -15,8 +15,7 @@
 import { dirname, join } from 'node:path';
 import { AsimovError } from '../core/errors.ts';
 import { GEMINI_DIALECT, geminiSettingsPath } from './gemini.ts';
-import { isBlank, parseJsonDocument } from './json-settings.ts';
-import { isToolsServerLaunch, planMcpServerEntry, valueAt } from './mcp-server-entry.ts';
+import { hasToolsServerEntry, planMcpServerEntry } from './mcp-server-entry.ts';
 import type { PlanOptions, TargetContext, WireTarget } from './targets.ts';
 import { readTextFile } from './write-file.ts';
 
@@ -62,16 +61,6 @@ function planSettings(text: string | null, o: PlanOptions): { text: string | nul
   });
 }
 
-function hasOurServer(text: string | null, file: string): boolean {
-  if (text === null || isBlank(text)) return false;
-  try {
-    const entry = valueAt(parseJsonDocument(text, file, GEMINI_DIALECT), ['mcpServers', 'asimov']);
-    return entry !== undefined && isToolsServerLaunch(launchOf(entry).command, launchOf(entry).args);
-  } catch {
-    return false;
-  }
-}
-
 export const geminiToolsTarget: WireTarget = {
   client: 'gemini',
   tier: 2,
@@ -92,7 +81,7 @@ export const geminiToolsTarget: WireTarget = {
     return [{ file, text: want, changes: text === want ? [] : [`${text === null ? 'added' : 'updated'} a policy rule denying ${GEMINI_DENIED_TOOLS.join(', ')}`] }];
   },
   isInstalled: (text, scope, ctx) => {
-    if (!hasOurServer(text, geminiSettingsPath(scope, ctx))) return false;
+    if (!hasToolsServerEntry(text, { serversPath: ['mcpServers'], launchOf, dialect: GEMINI_DIALECT, file: geminiSettingsPath(scope, ctx) })) return false;
     try {
       return readTextFile(geminiPolicyPath(scope, ctx))?.includes(POLICY_MARKER) === true;
     } catch {

@@ -9,9 +9,9 @@
 // the first found is read). So the only scope is the project: both files live in its `.grok/`.
 
 import { join } from 'node:path';
-import { isBlank, parseJsonDocument, type JsonDialect } from './json-settings.ts';
+import type { JsonDialect } from './json-settings.ts';
 import { hasInstructionBlock, planInstructionBlock } from './instruction-block.ts';
-import { isToolsServerLaunch, planMcpServerEntry, valueAt } from './mcp-server-entry.ts';
+import { hasToolsServerEntry, planMcpServerEntry } from './mcp-server-entry.ts';
 import type { PlanOptions, TargetContext, WireTarget } from './targets.ts';
 import { readTextFile } from './write-file.ts';
 
@@ -63,10 +63,8 @@ export const grokTarget: WireTarget = {
     return [{ file, ...plan }];
   },
   isInstalled: (text, scope, ctx) => {
-    if (text === null || isBlank(text)) return false;
+    if (!hasToolsServerEntry(text, { serversPath: ['mcpServers'], launchOf, dialect: GROK_DIALECT, file: grokSettingsPath(scope, ctx) })) return false;
     try {
-      const entry = valueAt(parseJsonDocument(text, grokSettingsPath(scope, ctx), GROK_DIALECT), ['mcpServers', 'asimov']);
-      if (entry === undefined || !isToolsServerLaunch(launchOf(entry).command, launchOf(entry).args)) return false;
       return hasInstructionBlock(readTextFile(grokInstructionsPath(ctx)));
     } catch {
       return false;

@@ -56,7 +56,8 @@ export function planMcpServerEntry(text: string | null, o: McpEntryPlanOptions):
   }
   const doc = parseJsonDocument(text, o.file, o.dialect);
   const existing = valueAt(doc, at);
-  const ours = existing !== undefined && isToolsServerLaunch(o.launchOf(existing).command, o.launchOf(existing).args);
+  const launch = existing !== undefined ? o.launchOf(existing) : null;
+  const ours = launch !== null && isToolsServerLaunch(launch.command, launch.args);
   if (o.uninstall || !o.entry) {
     return ours ? { text: removeEmptied(doc, at, o), changes: [`removed MCP server ${where}`] } : { text, changes: [] };
   }
@@ -69,6 +70,23 @@ export function planMcpServerEntry(text: string | null, o: McpEntryPlanOptions):
   }
   if (existing !== undefined && JSON.stringify(existing) === JSON.stringify(o.entry)) return { text, changes: [] };
   return { text: setJsonValue(doc, at, o.entry), changes: [`${existing === undefined ? 'added' : 'updated'} MCP server ${where} (asimov mcp tools)`] };
+}
+
+/**
+ * Whether a config text holds asimov's tools at `<serversPath>.asimov` (for --list). Never throws: a file the
+ * client could not read holds nothing that runs.
+ */
+export function hasToolsServerEntry(
+  text: string | null,
+  o: Pick<McpEntryPlanOptions, 'serversPath' | 'launchOf' | 'dialect' | 'file'>,
+): boolean {
+  if (text === null || isBlank(text)) return false;
+  try {
+    const entry = valueAt(parseJsonDocument(text, o.file, o.dialect), [...o.serversPath, OWN_MCP_SERVER]);
+    return entry !== undefined && isToolsServerLaunch(o.launchOf(entry).command, o.launchOf(entry).args);
+  } catch {
+    return false;
+  }
 }
 
 /** The plain value at a path, or undefined. */
