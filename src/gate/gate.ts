@@ -19,6 +19,7 @@ import { buildEvent, type AuditJudge } from '../audit/event.ts';
 import { judgeSwitchOn } from '../judge/switch.ts';
 import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
+import { resolveAuditPath } from '../audit/paths.ts';
 import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains.ts';
 
 export interface AuditSink {
@@ -80,7 +81,7 @@ export function createGate(options: GateOptions = {}): Gate {
   const newId = options.newId ?? randomId;
   const policies = new Map<string, EffectivePolicy>();
   // Where the environment moves asimov's own files (XDG_*, ASIMOV_AUDIT_LOG): asimov-config to the path rules.
-  const asimovDirs = asimovDirsFromEnv(env, home);
+  const asimovDirs = [...asimovDirsFromEnv(env), ...auditLogFiles(env, home)];
   let sink: AuditSink | null | undefined;
 
   const auditSink = (): AuditSink | null => {
@@ -309,4 +310,17 @@ export function errorDecision(e: unknown, decisionId: string, ms: number): Decis
     ? `The asimov policy is broken, so every call is refused until it is fixed: ${describeError(e)}`
     : `asimov failed while checking this call, so it is refused: ${describeError(e)}`;
   return { verdict: 'deny', tier, rule: null, reason, layer: 'error', ms, findings: [], decisionId, errorCode: errorCodeOf(e) };
+}
+
+/**
+ * The audit log this environment writes to, and its lock: asimov's own files wherever ASIMOV_AUDIT_LOG puts
+ * them. None when auditing is off, or when the setting is unusable (the writer then refuses every call).
+ */
+function auditLogFiles(env: NodeJS.ProcessEnv, home: string): string[] {
+  try {
+    const log = resolveAuditPath(env, home);
+    return log === null ? [] : [log, `${log}.lock`];
+  } catch {
+    return [];
+  }
 }

@@ -837,20 +837,15 @@ function compileProtectedUncached(
 /**
  * asimov's own directories where the environment moves them, for PathClassifierOptions.asimovDirs: the
  * `asimov` directory under each absolute XDG base directory asimov follows (config: policy and trust store;
- * state: audit log and pins; cache: judge cache and hook approvals; runtime: the daemon's socket), and the
- * audit log that ASIMOV_AUDIT_LOG names, with its lock. The defaults under the home directory are covered
- * by the name classes already.
+ * state: audit log and pins; cache: judge cache and hook approvals; runtime: the daemon's socket). The
+ * defaults under the home directory are covered by the name classes already; the audit log that
+ * ASIMOV_AUDIT_LOG names is added by the gate, from the resolver the audit writer itself uses.
  */
-export function asimovDirsFromEnv(env: NodeJS.ProcessEnv, home: string): string[] {
+export function asimovDirsFromEnv(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
   for (const key of ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR'] as const) {
     const v = env[key]?.trim();
     if (v && v.startsWith('/')) out.push(posix.join(v, 'asimov'));
-  }
-  const log = env.ASIMOV_AUDIT_LOG?.trim();
-  if (log && log.toLowerCase() !== 'off') {
-    const abs = log === '~' || log.startsWith('~/') ? posix.join(home, log.slice(1)) : log;
-    if (abs.startsWith('/')) out.push(abs, `${abs}.lock`);
   }
   return out;
 }
