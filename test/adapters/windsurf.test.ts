@@ -4,11 +4,10 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseWindsurfPayload, windsurfProtocol, windsurfReply, windsurfToolCall, type WindsurfPayload } from '../../src/adapters/windsurf.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
+import { decision, exitTwoWholeRunTests, hookScratch } from '../helpers/hook-tests.ts';
 
 const common = { trajectory_id: 'traj-1', execution_id: 'exec-2', timestamp: '2025-01-01T00:00:00Z' };
 const run = { ...common, agent_action_name: 'pre_run_command', tool_info: { command_line: 'npm test', cwd: '/home/dev/project' } };
@@ -18,7 +17,6 @@ function payload(v: Record<string, unknown>): WindsurfPayload {
   assert.equal(typeof p, 'object', String(p));
   return p as WindsurfPayload;
 }
-
 
 describe('parsing Windsurf payloads', () => {
   test('pre_run_command: the command line as a shell call in its cwd; trajectory as session, execution as call', () => {
@@ -95,29 +93,13 @@ describe('whole runs of `asimov hook windsurf` (the built bin, the real gate)', 
   const scratch = hookScratch('windsurf');
   const { root, home, project, hook } = scratch;
 
-  test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
-    assert.ok(existsSync(BIN));
-    const denied = hook(JSON.stringify({ ...common, agent_action_name: 'pre_run_command', tool_info: { command_line: 'rm -rf ~', cwd: project } }));
-    assert.equal(denied.status, 2, denied.stdout);
-    assert.equal(denied.stdout, '');
-    assert.match(denied.stderr, /^asimov \[fs\./);
-    const allowed = hook(JSON.stringify({ ...common, agent_action_name: 'pre_run_command', tool_info: { command_line: 'npm test', cwd: project } }));
-    assert.equal(allowed.status, 0, allowed.stderr);
-    assert.equal(allowed.stdout, '');
-  });
+  exitTwoWholeRunTests('windsurf', scratch, (command_line) => ({ ...common, agent_action_name: 'pre_run_command', tool_info: { command_line, cwd: project } }), 'npm test');
 
   test("reading the user's SSH key is refused with exit 2", () => {
     const r = hook(JSON.stringify({ ...common, agent_action_name: 'pre_read_code', tool_info: { file_path: join(home, '.ssh', 'id_rsa') } }));
     assert.equal(r.status, 2, r.stdout);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /asimov/);
-  });
-
-  test('input that is not a payload blocks with exit 2', () => {
-    const r = hook('not json');
-    assert.equal(r.status, 2);
-    assert.equal(r.stdout, '');
-    assert.match(r.stderr, /could not read the windsurf hook payload/);
   });
 
   test.after(() => scratch.cleanup());

@@ -1,8 +1,10 @@
-// What the hook adapters' tests share: a Decision to feed a protocol's reply(), and a scratch project in
-// which to run the built `asimov hook <client>` through the real gate.
+// What the hook adapters' tests share: a Decision to feed a protocol's reply(), a scratch project in which to
+// run the built `asimov hook <client>` through the real gate, and the whole-run tests of the exit-2 clients.
 
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
@@ -37,4 +39,31 @@ export function hookScratch(client: string): HookScratch {
     }),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The whole-run tests every client whose only blocking reply is exit 2 shares (Goose, Kimi, OpenCode,
+ * Windsurf): through the built hook and the real gate, a catastrophic shell command is refused with exit 2,
+ * an empty stdout and its rule on stderr; an everyday one passes with exit 0 and nothing on stdout; input
+ * that is not a payload blocks. `shellPayload` builds the client's payload for a command run in the project.
+ */
+export function exitTwoWholeRunTests(client: string, scratch: HookScratch, shellPayload: (command: string) => unknown, everyday: string): void {
+  const { hook } = scratch;
+  test('a catastrophic command is refused with exit 2 and its rule; an everyday one passes silently', () => {
+    assert.ok(existsSync(BIN));
+    const denied = hook(JSON.stringify(shellPayload('rm -rf ~')));
+    assert.equal(denied.status, 2, denied.stdout);
+    assert.equal(denied.stdout, '');
+    assert.match(denied.stderr, /^asimov \[fs\./);
+    const allowed = hook(JSON.stringify(shellPayload(everyday)));
+    assert.equal(allowed.status, 0, allowed.stderr);
+    assert.equal(allowed.stdout, '');
+  });
+
+  test('input that is not a payload blocks with exit 2', () => {
+    const r = hook('not json');
+    assert.equal(r.status, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`could not read the ${client} hook payload`));
+  });
 }
