@@ -9,8 +9,12 @@
 // in --yolo too (the older `tools.exclude` does the same but is deprecated for the policy engine); the MCP
 // server starts in the directory Gemini runs in; its tools reach the model as `mcp_asimov_<tool>`.
 //
-// What stays: listing and globbing file names, web search, to-dos, plans, sub-agents (whose own calls meet
-// the same rules). No person is on the MCP line, so a call asimov would ask about is refused.
+// What stays: listing and globbing file names, web search, to-dos, plans, sub-agents. A sub-agent gets no
+// denied tool either, verified with 0.61.0 (test/e2e/gemini-tier2.test.ts): its tool list is built from the
+// tools the policy engine leaves active (even names its definition lists explicitly are dropped), a call to a
+// name outside that list is refused as "Unauthorized tool call", and what it does run is checked against the
+// same rules (this one names no sub-agent, so it holds for all). It keeps asimov's gated tools, which decide
+// for it as for the main agent. No person is on the MCP line, so a call asimov would ask about is refused.
 
 import { dirname, join } from 'node:path';
 import { AsimovError } from '../core/errors.ts';

@@ -3,14 +3,17 @@
 //
 // The step of a conversation is the number of `role: "model"` turns already in `contents`, so a script
 // replays deterministically however many side requests (requests without `tools`: routing, next-speaker
-// checks, summaries) the client interleaves; those get plain text.
+// checks, summaries) the client interleaves; those get plain text. A request with tools that a branch's
+// `when` accepts (a sub-agent's own model loop, told apart by its task text) follows that branch's script,
+// counted the same way, instead of the main one.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenLoopback, readBody } from './loopback-http.ts';
 
 export interface GeminiScriptedCall { name: string; args: Record<string, unknown> }
 export interface GeminiScriptStep { text?: string; calls?: GeminiScriptedCall[] }
-export interface GeminiCapturedRequest { path: string; body: any; main: boolean }
+export interface GeminiCapturedRequest { path: string; body: any; main: boolean; branch?: number }
+export interface GeminiScriptBranch { when: (body: any) => boolean; script: GeminiScriptStep[] }
 export interface GeminiFunctionResponse { name: string; response: any }
 
 export interface GeminiServer {
@@ -46,7 +49,7 @@ function partsFor(step: GeminiScriptStep | undefined, sideText: string): unknown
   return parts;
 }
 
-export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideText?: string }): Promise<GeminiServer> {
+export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideText?: string; branches?: GeminiScriptBranch[] }): Promise<GeminiServer> {
   const sideText = o.sideText ?? 'done';
   const requests: GeminiCapturedRequest[] = [];
 
@@ -67,8 +70,10 @@ export async function startGeminiServer(o: { script: GeminiScriptStep[]; sideTex
       return;
     }
     const main = isMain(body);
-    requests.push({ path, body, main });
-    const reply = responseOf(partsFor(main ? o.script[stepOf(body)] : undefined, sideText));
+    const branchIndex = main ? (o.branches ?? []).findIndex((b) => b.when(body)) : -1;
+    requests.push(branchIndex >= 0 ? { path, body, main, branch: branchIndex } : { path, body, main });
+    const script = branchIndex >= 0 ? o.branches![branchIndex]!.script : o.script;
+    const reply = responseOf(partsFor(main ? script[stepOf(body)] : undefined, sideText));
     if (m[1] === 'streamGenerateContent') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.end(`data: ${JSON.stringify(reply)}\n\n`);

@@ -13,8 +13,10 @@ import { scratch, type Scratch } from './scratch.ts';
 const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
 /**
  * Read the 0.61 bundle for what each does: listing and globbing names, web search, plans and to-dos, the
- * task tracker (its own JSON under ~/.gemini/tmp), asking the user, its own docs, sub-agents (NOT verified
- * here that a sub-agent's own tool list meets the same policy rule), skills (activate_skill returns a skill's instructions; Gemini itself asks before it).
+ * task tracker (its own JSON under ~/.gemini/tmp), asking the user, its own docs, sub-agents (a sub-agent's
+ * own tool list meets the same policy rule, so it gets no denied tool even if its definition names one:
+ * verified with the real CLI in test/e2e/gemini-tier2.test.ts), skills (activate_skill returns a skill's
+ * instructions; Gemini itself asks before it).
  */
 const HARMLESS = new Set([
   'list_directory', 'glob', 'google_web_search', 'write_todos', 'enter_plan_mode', 'exit_plan_mode', 'ask_user',
