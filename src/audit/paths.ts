@@ -32,3 +32,8 @@ export function resolveAuditPath(env: NodeJS.ProcessEnv = process.env, home: str
   if (state && isAbsolute(state)) return join(state, 'asimov', 'audit.jsonl');
   return join(home, '.local', 'state', 'asimov', 'audit.jsonl');
 }
+
+/** The directory of the journals of the log at `logPath` (src/audit/journal.ts): beside it, and as private as it. */
+export function journalDirOf(logPath: string): string {
+  return `${logPath}.journal`;
+}

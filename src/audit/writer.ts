@@ -33,6 +33,11 @@ export interface AuditWriter {
    * that denies the call).
    */
   append(draft: AuditEventDraft): AuditEvent;
+  /**
+   * The drafts in order, under one lock and in one write (the journal's batches); all or none is written.
+   * Throws like append.
+   */
+  appendAll(drafts: readonly AuditEventDraft[]): AuditEvent[];
 }
 
 /**
@@ -46,31 +51,30 @@ export function createAuditWriter(opts: AuditWriterOptions = {}): AuditWriter | 
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
   const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
 
-  return {
-    path,
-    append(draft) {
+  const appendAll = (drafts: readonly AuditEventDraft[]): AuditEvent[] => {
+    if (drafts.length === 0) return [];
+    try {
+      const lock = `${path}.lock`;
       try {
-        const lock = `${path}.lock`;
-        try {
-          acquireLock(lock, staleMs, timeoutMs);
-        } catch (e) {
-          if (errnoOf(e) !== 'ENOENT') throw e;
-          // The directory is missing (first run, or removed under a long-lived proxy): create it, then retry.
-          // 0700: the log records what the agent did and where; other users have no business reading it.
-          mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-          acquireLock(lock, staleMs, timeoutMs);
-        }
-        try {
-          return appendLocked(path, draft);
-        } finally {
-          releaseLock(lock);
-        }
+        acquireLock(lock, staleMs, timeoutMs);
       } catch (e) {
-        if (e instanceof AsimovError) throw e;
-        throw new AsimovError('audit_io_error', `cannot write the audit log: ${describeError(e)}`, { file: path }, { cause: e });
+        if (errnoOf(e) !== 'ENOENT') throw e;
+        // The directory is missing (first run, or removed under a long-lived proxy): create it, then retry.
+        // 0700: the log records what the agent did and where; other users have no business reading it.
+        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        acquireLock(lock, staleMs, timeoutMs);
       }
-    },
+      try {
+        return appendLocked(path, drafts);
+      } finally {
+        releaseLock(lock);
+      }
+    } catch (e) {
+      if (e instanceof AsimovError) throw e;
+      throw new AsimovError('audit_io_error', `cannot write the audit log: ${describeError(e)}`, { file: path }, { cause: e });
+    }
   };
+  return { path, appendAll, append: (draft) => appendAll([draft])[0]! };
 }
 
 // O_NOFOLLOW: a symlink planted at the log's path (say, to ~/.bashrc) must not make asimov append
@@ -180,15 +184,23 @@ function nodeSha256Hex(text: string): string {
  * the file is read as a fresh process would. Only a file cut and refilled by hand to exactly our length
  * in between would slip past the size check, and verify would then report the break, not hide a line.
  */
-function appendLocked(path: string, draft: AuditEventDraft): AuditEvent {
+function appendLocked(path: string, drafts: readonly AuditEventDraft[]): AuditEvent[] {
   const { log, size } = currentLog(path);
   try {
     const tail: Tail = log.hash !== null && log.size === size ? { prev: log.hash, needsNewline: false } : chainTail(log.fd, size);
-    const event = sealEvent(draft, tail.prev, hasher());
-    const line = `${tail.needsNewline ? '\n' : ''}${serializeEventLine(event)}\n`;
+    const hash = hasher();
+    const events: AuditEvent[] = [];
+    let line = tail.needsNewline ? '\n' : '';
+    let prev = tail.prev;
+    for (const draft of drafts) {
+      const event = sealEvent(draft, prev, hash);
+      events.push(event);
+      line += `${serializeEventLine(event)}\n`;
+      prev = event.hash;
+    }
     const length = Buffer.byteLength(line, 'utf8');
     // One write on an O_APPEND descriptor, under the lock: a line is never interleaved with another.
-    // A short or failed write is undone, so the log never keeps half a line from us.
+    // A short or failed write is undone, so the log never keeps half a line (or half a batch) from us.
     let written = 0;
     try {
       written = writeSync(log.fd, line, null, 'utf8');
@@ -203,8 +215,8 @@ function appendLocked(path: string, draft: AuditEventDraft): AuditEvent {
     }
     if (written !== length) throw new Error(`short write (${written} of ${length} bytes)`);
     log.size = size + length;
-    log.hash = event.hash;
-    return event;
+    log.hash = prev;
+    return events;
   } catch (e) {
     // Whatever went wrong, the next append starts from a fresh open rather than trusting this descriptor.
     forget(path);

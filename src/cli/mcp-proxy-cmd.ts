@@ -9,6 +9,7 @@ import { deriveServerName } from '../adapters/mcp/call-mapping.ts';
 import { runProxy, type ProxyOptions } from '../adapters/mcp/proxy.ts';
 import { parseProxyArgs, type ProxyArgs } from '../adapters/mcp/proxy-args.ts';
 import { DEFAULT_TIMEOUT_MS, type UpstreamSpec } from '../adapters/mcp/upstream.ts';
+import type { JournaledAudit } from '../audit/journal.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 const USAGE = `Usage: asimov mcp proxy [options] [--] <command> [args…]      an upstream server over stdio
@@ -63,15 +64,22 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
   const log = (line: string): void => io.err(`asimov mcp proxy: ${line}\n`);
 
   const options: ProxyOptions = { upstream: spec, timeoutMs: args.timeoutMs, input: io.stdin(), output: io.out, log };
+  let audit: JournaledAudit | null = null;
   // GATE_CHECK=false: a plain pass-through, and none of the gate is even loaded.
   if (gateCheckSwitch(env.GATE_CHECK) !== false) {
-    const [{ createGate }, { createFirewall }, { createToolGuard }, { serverIdFor }] = await Promise.all([
+    const [{ createGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }] = await Promise.all([
       import('../gate/gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
+      import('../audit/journal.ts'),
     ]);
-    const gate = createGate({ env });
+    // Each record is journaled before the call may go upstream and moved into the shared log right after the
+    // answer (src/audit/journal.ts): the log's cross-process lock stays off the call's path.
+    audit = journaledAudit(env, log);
+    if (audit) options.flushAudit = audit.flushQuietly;
+    const gate = createGate({ env, audit: audit ?? false });
     const guard = createToolGuard({ serverId: serverIdFor(args.command ? { command: args.command[0]!, args: args.command.slice(1) } : { url: args.url! }), env });
     const sessionId = `mcp-proxy-${process.pid}-${Date.now().toString(36)}`;
-    options.firewall = (listTools) => createFirewall({ gate, guard, server, cwd, env, sessionId, listTools, log });
+    const sink = audit;
+    options.firewall = (listTools) => createFirewall({ gate, guard, server, cwd, env, sessionId, listTools, log, audit: sink });
   } else {
     log('GATE_CHECK=false: passing every message through unchecked');
   }
@@ -94,6 +102,7 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     process.stdout.off('error', onStdoutError);
+    audit?.close();
     restore();
   }
 }

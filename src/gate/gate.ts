@@ -19,7 +19,7 @@ import { buildEvent, type AuditJudge } from '../audit/event.ts';
 import { judgeSwitchOn } from '../judge/switch.ts';
 import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
-import { resolveAuditPath } from '../audit/paths.ts';
+import { journalDirOf, resolveAuditPath } from '../audit/paths.ts';
 import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains.ts';
 
 export interface AuditSink {
@@ -313,13 +313,13 @@ export function errorDecision(e: unknown, decisionId: string, ms: number): Decis
 }
 
 /**
- * The audit log this environment writes to, and its lock: asimov's own files wherever ASIMOV_AUDIT_LOG puts
+ * The audit log this environment writes to, its lock and its journals: asimov's own files wherever ASIMOV_AUDIT_LOG puts
  * them. None when auditing is off, or when the setting is unusable (the writer then refuses every call).
  */
 function auditLogFiles(env: NodeJS.ProcessEnv, home: string): string[] {
   try {
     const log = resolveAuditPath(env, home);
-    return log === null ? [] : [log, `${log}.lock`];
+    return log === null ? [] : [log, `${log}.lock`, journalDirOf(log)];
   } catch {
     return [];
   }

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { pathToFileURL } from 'node:url';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
-  EVERYTHING, auditLines, connectProxy, connectStdio, makeProxyScratch, proxyEnv, startHttpEverything,
+  EVERYTHING, auditLinesWith, connectProxy, connectStdio, makeProxyScratch, proxyEnv, startHttpEverything,
   type Connected, type HttpServer, type ProxyScratch,
 } from '../helpers/mcp-proxy.ts';
 
@@ -68,10 +68,6 @@ async function progressBeforeResult(client: Client): Promise<void> {
   }
 }
 
-function auditedCalls(s: ProxyScratch): string[] {
-  return auditLines(s.audit).map((l) => `${l.agent} ${l.client_tool} ${l.verdict}`);
-}
-
 describe('mcp proxy in front of server-everything', () => {
   let s: ProxyScratch;
   before(() => { s = makeProxyScratch('asimov-mcp-everything-'); });
@@ -84,7 +80,7 @@ describe('mcp proxy in front of server-everything', () => {
       await sameAnswers(direct.client, proxied.client);
       await progressBeforeResult(proxied.client);
       // Every tools/call the proxy let through was decided by the gate and recorded, as the proxy's.
-      assert.ok(auditedCalls(s).includes('mcp-proxy mcp__everything__echo allow'), auditedCalls(s).join('\n'));
+      await auditLinesWith(s.audit, (l) => `${l.agent} ${l.client_tool} ${l.verdict}` === 'mcp-proxy mcp__everything__echo allow');
     } finally {
       await direct.close();
       await proxied.close();

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
-  BIN, FLAKY, REPO, auditLines, connectProxy, makeProxyScratch, proxyEnv, recorded, startHttpEverything, waitFor, type ProxyScratch,
+  BIN, FLAKY, REPO, auditLinesWith, connectProxy, makeProxyScratch, proxyEnv, recorded, startHttpEverything, waitFor, type ProxyScratch,
 } from '../helpers/mcp-proxy.ts';
 
 function text(r: any): string {
@@ -136,7 +136,7 @@ describe('a misbehaving stdio upstream', () => {
       assert.match(text(r), /^asimov blocked this call \[mcp\.tool-guard\]: tool "echo" changed since it was approved/);
       const echoes = calls('echo').filter((c) => c.msg.params?.arguments?.text === 'x');
       assert.equal(echoes.length, 0, 'the refused call never reached the upstream');
-      assert.ok(auditLines(s.audit).some((l) => l.rule === 'mcp.tool-guard' && l.verdict === 'deny' && l.client_tool === 'mcp__flaky__echo'));
+      await auditLinesWith(s.audit, (l) => l.rule === 'mcp.tool-guard' && l.verdict === 'deny' && l.client_tool === 'mcp__flaky__echo');
     } finally {
       await p.close();
     }

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
-  COMMANDS, FILESYSTEM, auditLines, connectProxy, connectStdio, makeProxyScratch, proxyEnv, waitFor, type ProxyScratch,
+  COMMANDS, FILESYSTEM, auditLines, auditLinesWith, connectProxy, connectStdio, makeProxyScratch, proxyEnv, waitFor, type ProxyScratch,
 } from '../helpers/mcp-proxy.ts';
 
 function text(r: any): string {
@@ -53,9 +53,12 @@ describe('server-filesystem through the proxy', () => {
       assert.notEqual(notes.isError, true, text(notes));
       assert.equal(readFileSync(join(s.project, 'notes.txt'), 'utf8'), 'ok\n');
 
-      const audited = auditLines(s.audit).map((l) => `${l.tool} ${l.client_tool} ${l.verdict} ${l.rule}`);
-      assert.ok(audited.includes('write mcp__filesystem__write_file deny file.write-credentials'), audited.join('\n'));
-      assert.ok(audited.includes('read mcp__filesystem__read_text_file allow file.read'), audited.join('\n'));
+      const audited = (l: any): string => `${l.tool} ${l.client_tool} ${l.verdict} ${l.rule}`;
+      await auditLinesWith(
+        s.audit,
+        (l) => audited(l) === 'write mcp__filesystem__write_file deny file.write-credentials',
+        (l) => audited(l) === 'read mcp__filesystem__read_text_file allow file.read',
+      );
     } finally {
       await p.close();
     }
@@ -131,9 +134,12 @@ describe('mcp-server-commands through the proxy', () => {
       assert.deepEqual(got, want);
       assert.match(text(got), /a\.txt[\s\S]*b\.txt/);
 
-      const audited = auditLines(s.audit).map((l) => `${l.tool} ${l.client_tool} ${l.verdict} ${l.rule}`);
-      assert.ok(audited.includes('shell mcp__commands__run_command deny sec.shell-init'), audited.join('\n'));
-      assert.ok(audited.includes('shell mcp__commands__run_command allow dev.read-only'), audited.join('\n'));
+      const audited = (l: any): string => `${l.tool} ${l.client_tool} ${l.verdict} ${l.rule}`;
+      await auditLinesWith(
+        s.audit,
+        (l) => audited(l) === 'shell mcp__commands__run_command deny sec.shell-init',
+        (l) => audited(l) === 'shell mcp__commands__run_command allow dev.read-only',
+      );
     } finally {
       await direct.close();
       await p.close();

@@ -107,6 +107,23 @@ export function auditLines(file: string): any[] {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 }
 
+/**
+ * The audit log once every wanted line is in it. The proxy journals a call's record before the call may go
+ * upstream and moves it into the shared log right after answering (src/audit/journal.ts), so a test that reads
+ * the log the moment it has the answer may be a little early. Fails with the lines it did find.
+ */
+export async function auditLinesWith(file: string, ...wanted: Array<(line: any) => boolean>): Promise<any[]> {
+  let lines: any[] = [];
+  try {
+    return await waitFor(() => {
+      lines = auditLines(file);
+      return wanted.every((w) => lines.some(w)) && lines;
+    }, 'the audit records', 10_000);
+  } catch {
+    throw new Error(`the audit log lacks a wanted record; it holds:\n${lines.map((l) => JSON.stringify(l)).join('\n')}`);
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();

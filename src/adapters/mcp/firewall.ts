@@ -8,8 +8,8 @@ import type { Decision, ToolCall } from '../../core/types.ts';
 import { findProjectRoot } from '../../policy/load.ts';
 import type { EffectivePolicy } from '../../policy/layers.ts';
 import { buildEvent } from '../../audit/event.ts';
-import { createAuditWriter, type AuditWriter } from '../../audit/writer.ts';
-import type { DecideOptions, Gate } from '../../gate/gate.ts';
+import { createAuditWriter } from '../../audit/writer.ts';
+import type { AuditSink, DecideOptions, Gate } from '../../gate/gate.ts';
 import { toToolCall, type CallContext } from './call-mapping.ts';
 import { toolErrorResult, type Params } from './jsonrpc.ts';
 import { allowedRootDirs, filterRoots } from './roots.ts';
@@ -40,6 +40,8 @@ export interface FirewallOptions {
   /** Every tool the upstream lists (all pages). */
   listTools: () => Promise<ToolDef[]>;
   log: (line: string) => void;
+  /** Where refusals the gate did not make are recorded: the gate's own sink; default the audit log of `env`. */
+  audit?: AuditSink | null;
 }
 
 /** The rule id an audit line carries when the tool guard, not the policy, refused a call. */
@@ -80,7 +82,7 @@ export function createFirewall(o: FirewallOptions): Firewall {
   let listing: Promise<void> | null = null;
   let visibleNames = new Set<string>();
   let hiddenShown = '';
-  let audit: AuditWriter | null | undefined;
+  let audit: AuditSink | null | undefined = o.audit;
 
   // The gate keeps each project's policy for its lifetime; so does this (looking it up walks the directory tree).
   let loaded: EffectivePolicy | undefined;

@@ -30,6 +30,11 @@ export interface ProxyOptions {
   firewall?: (listTools: () => Promise<ToolDef[]>) => Firewall;
   /** Ends the proxy as if the client had closed its end (SIGTERM). */
   stop?: AbortSignal;
+  /**
+   * Run right after a tools/call is answered (or dropped, when the client cancelled it): moves the call's
+   * audit record from the journal into the shared log, off the path of the answer. Never throws.
+   */
+  flushAudit?: () => void;
 }
 
 function isReadable(input: AsyncIterable<string | Buffer>): input is NodeJS.ReadableStream & AsyncIterable<string | Buffer> & { destroy(): void } {
@@ -218,6 +223,7 @@ class Relay {
     if (this.inflight.get(req.id) === cancel) this.inflight.delete(req.id);
     // A cancelled request gets no answer (the client stopped waiting for it).
     if (outcome && !cancel.cancelled) this.write(responseLine(req.id, outcome));
+    if (req.method === 'tools/call') this.o.flushAudit?.();
   }
 
   /**
