@@ -312,3 +312,39 @@ export function journaledAudit(env: NodeJS.ProcessEnv, log?: (line: string) => v
     close: () => jw?.close(),
   };
 }
+
+/** What waits in the journals beside a log: for `asimov audit verify`, which reads and never moves them. */
+export interface JournalSummary {
+  dir: string;
+  /** Journal files (live or left by a stopped process), and the records they hold. */
+  files: number;
+  records: number;
+  /** Files set aside because a line could not be read (`….unreadable`). */
+  unreadable: string[];
+}
+
+export function journalSummary(logPath: string): JournalSummary {
+  const dir = journalDirOf(logPath);
+  const summary: JournalSummary = { dir, files: 0, records: 0, unreadable: [] };
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return summary; // none yet, or not readable: nothing to say beyond the log itself
+  }
+  for (const name of names) {
+    if (name.endsWith('.unreadable')) {
+      summary.unreadable.push(join(dir, name));
+      continue;
+    }
+    if (!JOURNAL_NAME.test(name)) continue;
+    try {
+      const { drafts } = readJournal(join(dir, name));
+      summary.files++;
+      summary.records += drafts.length;
+    } catch {
+      // Moved or removed while we looked: its records are in the log by now.
+    }
+  }
+  return summary;
+}

@@ -1,7 +1,7 @@
 // Tests for chain verification: every kind of tampering with a real log file is found at the right line.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Decision, ToolCall } from '../../src/core/types.ts';
@@ -145,6 +145,23 @@ describe('verifyCommand', () => {
     let out = '';
     assert.equal(verifyCommand(path, (s) => { out += s; }), 1);
     assert.match(out, /chain broken at line 2: line 2 does not follow line 1/);
+  });
+
+  test('says what waits in MCP proxy journals and what was set aside, without calling it a break', () => {
+    const { path } = makeLog(2);
+    const dir = `${path}.journal`;
+    mkdirSync(dir, { mode: 0o700 });
+    const record = (id: string) => JSON.stringify({ v: 1, decision_id: id, ts: '2026-11-22T23:00:00.000Z', verdict: 'allow' });
+    writeFileSync(join(dir, `${process.pid}-aa11.jsonl`), `${record('j-1')}\n${record('j-2')}\n`);
+    writeFileSync(join(dir, '12-bb22.jsonl.claim-13.unreadable'), 'cut');
+    let out = '';
+    assert.equal(verifyCommand(path, (s) => { out += s; }), 0);
+    assert.equal(
+      out,
+      `${path}: 2 events, chain intact\n` +
+        `2 records in 1 MCP proxy journal (${dir}) not in the log yet: a running proxy moves them right after each answer, and the next proxy to start moves those of one that stopped\n` +
+        `set aside, with a line that could not be read: ${join(dir, '12-bb22.jsonl.claim-13.unreadable')}\n`,
+    );
   });
 
   test('a missing log is an error with a clear message and exit 1', () => {
