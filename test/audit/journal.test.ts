@@ -3,7 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +95,17 @@ describe('a journaled writer', () => {
     const j = journaled(path);
     assert.throws(() => j.append(draft(1)), (e) => e instanceof AsimovError && e.code === 'audit_io_error');
     assert.equal(j.pending(), 0);
+    j.close();
+  });
+
+  test('a symbolic link at the journal directory is refused: the records never go where it points', () => {
+    const path = logIn();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'asimov-journal-elsewhere-'));
+    mkdirSync(join(path, '..'), { recursive: true });
+    symlinkSync(elsewhere, journalDirOf(path));
+    const j = journaled(path);
+    assert.throws(() => j.append(draft(1)), (e) => e instanceof AsimovError && e.code === 'audit_io_error' && /not a directory/.test(e.message));
+    assert.deepEqual(readdirSync(elsewhere), []);
     j.close();
   });
 
