@@ -6,7 +6,7 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type DoctorReply, type DoctorVerdict, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 
 export const CLAUDE_EVENTS = ['PreToolUse', 'PermissionRequest'] as const;
@@ -44,7 +44,27 @@ export function claudeProtocol(o: ClaudeProtocolOptions): HookProtocol<ClaudePay
     toCall: claudeToolCall,
     reply: (p, d) => claudeReply(p, d, o.onAllow),
     block: (reason, p) => claudeBlock(reason, p?.event),
+    doctorPayload: (command, cwd) => ({
+      session_id: 'asimov-doctor', transcript_path: '', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse',
+      tool_name: 'Bash', tool_input: { command }, tool_use_id: 'asimov-doctor',
+    }),
+    doctorVerdict: claudeDoctorVerdict,
   };
+}
+
+/**
+ * How Claude Code reads a PreToolUse reply: exit 2 blocks, another non-zero exit runs the tool, silence is
+ * no opinion (its own permission flow decides), JSON carries the decision.
+ */
+export function claudeDoctorVerdict(r: DoctorReply): DoctorVerdict {
+  if (r.code === 2) return 'deny';
+  if (r.code !== 0) return `exit ${r.code}`;
+  if (r.stdout.trim() === '') return 'no opinion';
+  try {
+    return String((JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision);
+  } catch {
+    return 'unparseable output';
+  }
 }
 
 export function parseClaudePayload(v: unknown, defaultCwd: string): ClaudePayload | string {

@@ -13,7 +13,7 @@ import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { exit2Verdict, permissionDecisionOf, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 
 export interface CodexPayload {
@@ -34,6 +34,15 @@ export function codexProtocol(o: { defaultCwd: string }): HookProtocol<CodexPayl
     toCall: codexToolCall,
     reply: codexReply,
     block: (reason) => codexBlock(reason),
+    doctorPayload: (command, cwd) => ({
+      session_id: 'asimov-doctor', turn_id: 'asimov-doctor', transcript_path: null, cwd, hook_event_name: 'PreToolUse',
+      model: 'asimov-doctor', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'asimov-doctor',
+    }),
+    // Exit 0 JSON stops the call only as a deny or a block; anything else Codex does not act on runs the tool.
+    doctorVerdict: (r) => exit2Verdict(r, (v) => {
+      if (permissionDecisionOf(v) === 'deny' || (v as { decision?: unknown } | null)?.decision === 'block') return 'deny';
+      return 'JSON that Codex does not act on: the tool runs';
+    }),
   };
 }
 

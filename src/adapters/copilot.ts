@@ -13,7 +13,7 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type DoctorReply, type DoctorVerdict, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 import { reasonText, type OnAllow } from './claude.ts';
 
@@ -40,7 +40,26 @@ export function copilotProtocol(o: CopilotProtocolOptions): HookProtocol<Copilot
     toCall: copilotToolCall,
     reply: (p, d) => copilotReply(p, d, o.onAllow),
     block: (reason, p) => (p ? deny(reason) : exit2(reason)),
+    doctorPayload: (command, cwd) => ({
+      sessionId: 'asimov-doctor', timestamp: 0, cwd, toolName: 'bash', toolArgs: { command, description: 'asimov doctor' },
+    }),
+    doctorVerdict: copilotDoctorVerdict,
   };
+}
+
+/** Copilot: exit 1 and 2 block; on exit 0, top-level `permissionDecision` decides, and output that is not JSON runs the tool. */
+export function copilotDoctorVerdict(r: DoctorReply): DoctorVerdict {
+  if (r.code === 1 || r.code === 2) return 'deny';
+  if (r.code !== 0) return `exit ${r.code}`;
+  if (r.stdout.trim() === '') return 'allow';
+  let v: unknown;
+  try {
+    v = JSON.parse(r.stdout);
+  } catch {
+    return 'output that is not JSON: the tool runs';
+  }
+  const d = isPlainObject(v) ? v['permissionDecision'] : undefined;
+  return d === 'deny' || d === 'ask' ? d : 'allow';
 }
 
 export function parseCopilotPayload(v: unknown, defaultCwd: string): CopilotPayload | string {

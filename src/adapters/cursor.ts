@@ -22,7 +22,7 @@ import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type DoctorReply, type DoctorVerdict, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 
 export const CURSOR_EVENTS = ['beforeShellExecution', 'beforeMCPExecution', 'beforeReadFile', 'preToolUse'] as const;
@@ -53,7 +53,28 @@ export function cursorProtocol(o: { defaultCwd: string }): HookProtocol<CursorPa
     toCall: cursorToolCall,
     reply: cursorReply,
     block: (reason, p) => (p && p.event !== 'beforeReadFile' ? permission('deny', reason) : exit2(reason)),
+    doctorPayload: (command, cwd) => ({
+      hook_event_name: 'beforeShellExecution', conversation_id: 'asimov-doctor', generation_id: 'asimov-doctor',
+      workspace_roots: [cwd], command, cwd,
+    }),
+    doctorVerdict: cursorDoctorVerdict,
   };
+}
+
+/**
+ * Cursor: exit 2 blocks; exit 0 answers with `permission`. Any other outcome blocks only because asimov's
+ * entries say `failClosed: true`, so it is named rather than counted as either.
+ */
+export function cursorDoctorVerdict(r: DoctorReply): DoctorVerdict {
+  if (r.code === 2) return 'deny';
+  if (r.code !== 0) return `exit ${r.code}`;
+  try {
+    const p = (JSON.parse(r.stdout) as { permission?: unknown } | null)?.permission;
+    if (p === 'allow' || p === 'deny' || p === 'ask') return p;
+  } catch {
+    // falls through
+  }
+  return 'no permission in the reply';
 }
 
 export function parseCursorPayload(v: unknown, defaultCwd: string): CursorPayload | string {

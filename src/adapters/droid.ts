@@ -12,7 +12,7 @@
 
 import type { Decision } from '../core/types.ts';
 import { reasonText, type OnAllow } from './claude.ts';
-import type { HookProtocol, HookReply } from './hook-runtime.ts';
+import { exit2Verdict, permissionDecisionOf, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import {
   exit2, isUnknownTool, parsePreToolPayload, preToolCall, silent, unknownToolReason, type PreToolPayload,
 } from './pretool-payload.ts';
@@ -29,6 +29,11 @@ export function droidProtocol(o: { onAllow: OnAllow; defaultCwd: string }): Hook
     toCall: (p) => preToolCall(p, 'droid'),
     reply: (p, d) => droidReply(p, d, o.onAllow),
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      session_id: 'asimov-doctor', transcript_path: '', cwd, permission_mode: 'default', hook_event_name: DROID_EVENT,
+      tool_name: 'Execute', tool_input: { command },
+    }),
+    doctorVerdict: (r) => exit2Verdict(r, permissionDecisionOf),
   };
 }
 

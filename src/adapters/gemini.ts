@@ -17,7 +17,7 @@
 import { isAbsolute } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { exit2Verdict, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 import { reasonText } from './claude.ts';
 
@@ -46,6 +46,15 @@ export function geminiProtocol(o: GeminiProtocolOptions): HookProtocol<GeminiPay
     toCall: geminiToolCall,
     reply: geminiReply,
     block: (reason) => geminiBlock(reason),
+    doctorPayload: (command, cwd) => ({
+      session_id: 'asimov-doctor', transcript_path: '', cwd, hook_event_name: GEMINI_EVENT, timestamp: new Date(0).toISOString(),
+      tool_name: 'run_shell_command', tool_input: { command, description: 'asimov doctor' },
+    }),
+    // Exit 0 JSON: `decision` "deny"/"block" stops the tool, "ask" goes to Gemini's confirmation, the rest runs it.
+    doctorVerdict: (r) => exit2Verdict(r, (v) => {
+      const d = (v as { decision?: unknown } | null)?.decision;
+      return d === 'deny' || d === 'block' ? 'deny' : d === 'ask' ? 'ask' : undefined;
+    }),
   };
 }
 

@@ -19,7 +19,7 @@ import { isAbsolute } from 'node:path';
 import type { Decision, ToolCall, ToolKind } from '../core/types.ts';
 import { normalizeTool } from '../core/tools.ts';
 import { reasonText } from './claude.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { type DoctorReply, type DoctorVerdict, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 import { exit2, isUnknownTool, silent, unknownToolReason, type PreToolPayload } from './pretool-payload.ts';
 
@@ -43,7 +43,27 @@ export function gooseProtocol(o: { defaultCwd: string }): HookProtocol<GoosePayl
     toCall: gooseToolCall,
     reply: gooseReply,
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      event: GOOSE_EVENT, session_id: 'asimov-doctor', tool_name: 'developer__shell', tool_input: { command },
+      working_dir: cwd, tool_call_id: 'asimov-doctor',
+    }),
+    doctorVerdict: gooseDoctorVerdict,
   };
+}
+
+/**
+ * Goose: exit 2 or `{"decision":"block"}` blocks, exit 0 with empty stdout allows; anything else is "no
+ * decision", which blocks only because asimov's entry says `on_failure: "block"`, so it is named as such.
+ */
+export function gooseDoctorVerdict(r: DoctorReply): DoctorVerdict {
+  if (r.code === 2) return 'deny';
+  if (r.code === 0 && r.stdout.trim() === '') return 'allow';
+  try {
+    if (r.code === 0 && (JSON.parse(r.stdout) as { decision?: unknown } | null)?.decision === 'block') return 'deny';
+  } catch {
+    // falls through
+  }
+  return r.code === 0 ? 'no decision (output Goose does not read)' : `no decision (exit ${r.code})`;
 }
 
 export function parseGoosePayload(v: unknown, defaultCwd: string): GoosePayload | string {

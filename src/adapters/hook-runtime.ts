@@ -32,6 +32,51 @@ export interface HookProtocol<P> {
   reply(payload: P, decision: Decision): HookReply;
   /** A reply that blocks, for failures; `payload` is absent when the payload itself was unusable. */
   block(reason: string, payload?: P): HookReply;
+  /**
+   * For `asimov doctor`: the payload the client would send for its shell tool running `command` in `cwd`,
+   * in the client's own format (it must pass this protocol's `parse`).
+   */
+  doctorPayload?(command: string, cwd: string): unknown;
+  /**
+   * For `asimov doctor`: what the CLIENT makes of a hook process's exit and output, read as the client
+   * reads it (not as asimov meant it): 'deny' when the call is stopped, 'allow' when it goes on, anything
+   * else a short description of what the client would see (such as "exit 1: the tool runs").
+   */
+  doctorVerdict?(reply: DoctorReply): DoctorVerdict;
+}
+
+/** A finished hook process as a client sees it. */
+export interface DoctorReply {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** 'deny', 'allow', or what else the client would make of a reply. */
+export type DoctorVerdict = 'deny' | 'allow' | (string & {});
+
+/**
+ * The reading most clients share (Claude Code's contract, copied widely): exit 2 blocks; any other non-zero
+ * exit, a crash and a kill let the tool run; exit 0 with nothing on stdout lets it go on; exit 0 with JSON
+ * is read by `json` (undefined: the JSON says nothing that stops the call).
+ */
+export function exit2Verdict(r: DoctorReply, json?: (value: unknown) => DoctorVerdict | undefined): DoctorVerdict {
+  if (r.code === 2) return 'deny';
+  if (r.code !== 0) return r.code === null ? 'killed: the tool runs' : `exit ${r.code}: the tool runs`;
+  if (r.stdout.trim() === '') return 'allow';
+  let value: unknown;
+  try {
+    value = JSON.parse(r.stdout);
+  } catch {
+    return 'output that is not JSON';
+  }
+  return json?.(value) ?? 'allow';
+}
+
+/** `hookSpecificOutput.permissionDecision` of a Claude-shaped reply, or undefined. */
+export function permissionDecisionOf(value: unknown): string | undefined {
+  const d = (value as { hookSpecificOutput?: { permissionDecision?: unknown } } | null)?.hookSpecificOutput?.permissionDecision;
+  return typeof d === 'string' ? d : undefined;
 }
 
 export interface RunHookOptions<P> {

@@ -12,7 +12,7 @@
 
 import type { Decision } from '../core/types.ts';
 import { reasonText } from './claude.ts';
-import { type HookProtocol, type HookReply } from './hook-runtime.ts';
+import { exit2Verdict, permissionDecisionOf, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import { isPlainObject } from '../core/json.ts';
 import {
   exit2, isUnknownTool, parsePreToolPayload, preToolCall, silent, unknownToolReason, type PreToolPayload,
@@ -30,6 +30,12 @@ export function kimiProtocol(o: { defaultCwd: string }): HookProtocol<KimiPayloa
     toCall: (p) => preToolCall(p, 'kimi'),
     reply: kimiReply,
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      hook_event_name: KIMI_EVENT, session_id: 'asimov-doctor', cwd, tool_name: 'Shell', tool_input: { command },
+      tool_call_id: 'asimov-doctor',
+    }),
+    // Exit 0 JSON stops the call only with permissionDecision "deny" (Kimi has no hook reply that asks).
+    doctorVerdict: (r) => exit2Verdict(r, (v) => (permissionDecisionOf(v) === 'deny' ? 'deny' : undefined)),
   };
 }
 

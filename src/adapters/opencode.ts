@@ -36,6 +36,11 @@ export function opencodeProtocol(o: { defaultCwd: string }): HookProtocol<OpenCo
     toCall: opencodeToolCall,
     reply: opencodeReply,
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      tool: 'bash', sessionID: 'asimov-doctor', callID: 'asimov-doctor', args: { command, description: 'asimov doctor' }, cwd,
+    }),
+    // asimov's plugin lets the call run on exit 0 only and throws (stops it) on anything else.
+    doctorVerdict: (r) => (r.code === 0 ? 'allow' : 'deny'),
   };
 }
 

@@ -18,7 +18,7 @@
 
 import type { Decision } from '../core/types.ts';
 import { reasonText, type OnAllow } from './claude.ts';
-import type { HookProtocol, HookReply } from './hook-runtime.ts';
+import { exit2Verdict, permissionDecisionOf, type HookProtocol, type HookReply } from './hook-runtime.ts';
 import {
   exit2, isUnknownTool, parsePreToolPayload, preToolCall, silent, unknownToolReason, type PreToolPayload,
 } from './pretool-payload.ts';
@@ -35,6 +35,12 @@ export function qwenProtocol(o: { onAllow: OnAllow; defaultCwd: string }): HookP
     toCall: (p) => preToolCall(p, 'qwen'),
     reply: (p, d) => qwenReply(p, d, o.onAllow),
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      session_id: 'asimov-doctor', transcript_path: '', cwd, hook_event_name: QWEN_EVENT, timestamp: new Date(0).toISOString(),
+      permission_mode: 'default', tool_name: 'run_shell_command', tool_input: { command, description: 'asimov doctor' },
+      tool_use_id: 'asimov-doctor',
+    }),
+    doctorVerdict: (r) => exit2Verdict(r, permissionDecisionOf),
   };
 }
 

@@ -44,6 +44,12 @@ export function windsurfProtocol(o: { defaultCwd: string }): HookProtocol<Windsu
     toCall: windsurfToolCall,
     reply: windsurfReply,
     block: (reason) => exit2(reason),
+    doctorPayload: (command, cwd) => ({
+      agent_action_name: 'pre_run_command', trajectory_id: 'asimov-doctor', execution_id: 'asimov-doctor',
+      timestamp: new Date(0).toISOString(), tool_info: { command_line: command, cwd },
+    }),
+    // Windsurf reads only the exit code: 2 blocks, everything else lets the action run.
+    doctorVerdict: (r) => (r.code === 2 ? 'deny' : r.code === 0 ? 'allow' : `exit ${r.code}: the action runs`),
   };
 }
 

@@ -5,15 +5,32 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { findProjectRoot } from '../policy/load.ts';
-import { doctorClaude, type CheckStatus } from '../wire/doctor.ts';
+import { findClient, listClients } from '../wire/clients.ts';
+import { doctorClaude, type CheckStatus, type DoctorOptions, type DoctorReport } from '../wire/doctor.ts';
+import { doctorHookClient } from '../wire/doctor-hooks.ts';
+import { WIRE_TARGETS, type Tier } from '../wire/targets.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
+import { TIER_MEANING } from './wire-cmd.ts';
 
-const USAGE = `Usage: asimov doctor [claude] [--cwd DIR] [--json]
+const USAGE = `Usage: asimov doctor [CLIENT] [--cwd DIR] [--json]
 
-Checks, for Claude Code in DIR (default: the current directory): that asimov's hooks are installed in a
-settings file Claude Code reads there and cover every tool; that nothing switches hooks off; that the
-installed command line runs and blocks a dangerous call; that the client's timeout outlasts asimov's
-deadline; and that the policy loads. Ends with a verdict. Exit status 0 when protected, 1 when not.
+Checks that a client runs asimov before every tool call in DIR (default: the current directory), and ends
+each client with a verdict, PROTECTED or NOT PROTECTED.
+
+CLIENT is one of ${Object.keys(WIRE_TARGETS).join(', ')}. Without one: a section for each
+client that \`asimov wire --list\` shows as wired here, then the names of those installed but not wired;
+when no client is wired, a section for each installed one (Claude Code when none is installed either).
+
+For each client: that asimov is wired in a config file the client reads here (the files \`wire --list\`
+looks at; tier 2 and 3 wirings are listed, not run); that the installed command line runs, through a shell
+in DIR with the client's own payload on stdin, and blocks a dangerous call (rm -rf /) while an everyday one
+(git status) passes, read the way that client reads a hook's reply; what keeps that client from running an
+installed hook, where it can be checked (Claude Code: settings, matchers, disableAllHooks, its timeout;
+Gemini CLI: folder trust, hooksConfig; Codex: the hook's trust record; Qwen Code: disableAllHooks; Factory
+Droid: a hooks.json without the hook; OpenCode: OPENCODE_PURE); and that the policy loads.
+
+Exit status 0 when every client checked is protected, 1 when not (so, without CLIENT, 1 when no client is
+wired). --json prints one report per client checked, one JSON object a line.
 `;
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', info: '·' };
@@ -28,32 +45,63 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
     io.out(USAGE);
     return EXIT.ok;
   }
-  const client = positionals[0] ?? 'claude';
-  if (client !== 'claude' || positionals.length > 1) throw new UsageError(`doctor checks Claude Code only for now ('claude'), not '${positionals.join(' ')}'`);
+  if (positionals.length > 1) throw new UsageError(`doctor checks one client at a time (or every one, given none), not '${positionals.join(' ')}'`);
+  const named = positionals[0];
+  if (named !== undefined && !Object.hasOwn(WIRE_TARGETS, named)) {
+    throw new UsageError(`doctor checks ${Object.keys(WIRE_TARGETS).join(', ')}; '${named}' is not one of them`);
+  }
   const cwd = resolve(io.cwd, values.cwd ?? '.');
   const home = io.env.HOME || homedir();
-  const report = await doctorClaude({
+  const projectRoot = findProjectRoot(cwd);
+  const o: DoctorOptions = {
     home,
     cwd,
-    projectRoot: findProjectRoot(cwd),
+    projectRoot,
     env: io.env,
     loadPolicy: () => {
       const p = createGate({ audit: false, env: io.env, home }).policyFor(cwd);
       const files = p.sources.filter((s) => s.layer !== 'builtin').map((s) => `${s.layer} ${s.path}${s.trusted ? '' : ' (untrusted)'}`);
       return `${files.length === 0 ? 'built-in rules only' : `built-in + ${files.join(', ')}`}; project root ${p.projectRoot}${p.warnings.length ? `; ${p.warnings.length} warning(s), see \`asimov policy\`` : ''}`;
     },
-  });
+    tierMeaning: (tier) => TIER_MEANING[tier as Tier] ?? `tier ${tier}`,
+  };
+
+  // Without a client: every wired client; when none is wired, the installed ones (Claude Code when none is),
+  // each of which then fails with the way to wire it.
+  let clients: string[];
+  let unwired: string[] = [];
+  if (named !== undefined) clients = [named];
+  else {
+    const found = listClients({ home, projectRoot, env: io.env }).filter((c) => c.supported && (c.wired || c.detected));
+    const wired = found.filter((c) => c.wired).map((c) => c.name);
+    unwired = found.filter((c) => !c.wired).map((c) => c.name);
+    clients = wired.length > 0 ? wired : unwired.length > 0 ? unwired : ['claude'];
+    if (wired.length === 0) unwired = [];
+  }
+
+  const reports: DoctorReport[] = [];
+  for (const client of clients) reports.push(client === 'claude' ? await doctorClaude(o) : await doctorHookClient(client, o));
+  const ok = reports.every((r) => r.protected);
+
   if (values.json) {
-    io.out(`${JSON.stringify(report)}\n`);
-    return report.protected ? EXIT.ok : EXIT.error;
+    io.out(reports.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    return ok ? EXIT.ok : EXIT.error;
   }
-  const lines = [`asimov doctor: Claude Code in ${cwd}`];
-  for (const c of report.checks) {
-    lines.push(`  ${MARK[c.status]} ${c.title}`);
-    if (c.detail) lines.push(...c.detail.split('\n').map((l) => `      ${l}`));
-    if (c.fix) lines.push(`      fix: ${c.fix}`);
+  const sections = reports.map((report) => {
+    const label = findClient(report.client)?.label ?? report.client;
+    const lines = [`asimov doctor: ${label} in ${cwd}`];
+    for (const c of report.checks) {
+      lines.push(`  ${MARK[c.status]} ${c.title}`);
+      if (c.detail) lines.push(...c.detail.split('\n').map((l) => `      ${l}`));
+      if (c.fix) lines.push(`      fix: ${c.fix}`);
+    }
+    lines.push('', report.verdict);
+    return lines.join('\n');
+  });
+  if (unwired.length > 0) {
+    const names = unwired.map((c) => `${findClient(c)?.label ?? c} (${c})`).join(', ');
+    sections.push(`Also installed here, not wired, so not checked: ${names}. \`asimov wire <client>\` wires one.`);
   }
-  lines.push('', report.verdict);
-  io.out(`${lines.join('\n')}\n`);
-  return report.protected ? EXIT.ok : EXIT.error;
+  io.out(`${sections.join('\n\n')}\n`);
+  return ok ? EXIT.ok : EXIT.error;
 }

@@ -282,7 +282,7 @@ async function listCommand(io: CliIO, o: { home: string; cwd: string; json: bool
 }
 
 /** What each tier means, said in the table so that --list never claims more than the wiring gives. */
-const TIER_MEANING: Record<Tier, string> = {
+export const TIER_MEANING: Record<Tier, string> = {
   1: 'native pre-tool hook',
   2: 'native shell and file tools off; asimov\'s gated MCP tools in their place',
   3: 'ADVISORY ONLY: asimov\'s gated tools offered, the client\'s own tools still run unchecked',

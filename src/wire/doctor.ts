@@ -2,12 +2,15 @@
 // Claude Code would read for this directory, runs the installed command line the way Claude Code would (a
 // shell, a payload on stdin), and checks the things that silently switch protection off: hooks disabled, a
 // matcher that misses tools, a client timeout shorter than asimov's deadline, a policy that does not load.
+// Also what every client's check shares (the other clients are in doctor-hooks.ts): running an installed
+// command line on a dangerous and an everyday call, the policy check, and the verdict.
 
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAsimovHookCommand } from './hook-command.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 import { isPlainObject } from '../core/json.ts';
+import { claudeProtocol } from '../adapters/claude.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'info';
 
@@ -20,7 +23,8 @@ export interface DoctorCheck {
 }
 
 export interface DoctorReport {
-  client: 'claude';
+  /** The client's name as `asimov wire` takes it. */
+  client: string;
   checks: DoctorCheck[];
   protected: boolean;
   verdict: string;
@@ -42,9 +46,9 @@ export interface DoctorOptions {
   loadPolicy: () => string;
   /** Runs a hook command line through a shell with input; injectable for tests. */
   runCommand?: (command: string, input: string, timeoutMs: number) => Promise<CommandRun>;
+  /** What a wiring's tier gives, for the lines about tier 2 and 3 wirings (`asimov wire --list` wording). */
+  tierMeaning?: (tier: number) => string;
 }
-
-/** Matchers that Claude Code applies to every tool, MCP tools included (notes/claude-code.md). */
 
 interface FoundHook {
   scope: string;
@@ -134,17 +138,26 @@ export async function doctorClaude(o: DoctorOptions): Promise<DoctorReport> {
   const hook = preAll[0] ?? pre[0];
   if (hook) checks.push(...(await checkCommandLine(hook, o)));
 
-  try {
-    checks.push({ status: 'ok', title: 'the policy loads', detail: o.loadPolicy() });
-  } catch (e) {
-    checks.push({ status: 'fail', title: 'the policy does not load: every call will be refused', detail: (e as Error).message, fix: 'fix the file named above, then run `asimov policy`' });
-  }
+  checks.push(policyCheck(o));
+  return reportOf('claude', 'Claude Code', checks);
+}
 
+/** Whether the policy for this directory loads (a broken one makes asimov refuse every call). */
+export function policyCheck(o: DoctorOptions): DoctorCheck {
+  try {
+    return { status: 'ok', title: 'the policy loads', detail: o.loadPolicy() };
+  } catch (e) {
+    return { status: 'fail', title: 'the policy does not load: every call will be refused', detail: (e as Error).message, fix: 'fix the file named above, then run `asimov policy`' };
+  }
+}
+
+/** The report and its verdict: protected when no check failed. */
+export function reportOf(client: string, label: string, checks: DoctorCheck[]): DoctorReport {
   const ok = !checks.some((c) => c.status === 'fail');
   const verdict = ok
-    ? 'PROTECTED: Claude Code runs asimov before every tool call in this directory, and its failures block.'
-    : 'NOT PROTECTED: fix the items marked ✗ above; until then Claude Code may run tool calls asimov never sees.';
-  return { client: 'claude', checks, protected: ok, verdict };
+    ? `PROTECTED: ${label} runs asimov before every tool call in this directory, and its failures block.`
+    : `NOT PROTECTED: fix the items marked ✗ above; until then ${label} may run tool calls asimov never sees.`;
+  return { client, checks, protected: ok, verdict };
 }
 
 /** Runs the installed command line twice, as Claude Code would: a call it must deny and one it must not. */
@@ -159,66 +172,94 @@ async function checkCommandLine(hook: FoundHook, o: DoctorOptions): Promise<Doct
       fix: 'run `asimov wire claude` again',
     });
   }
-  if (!/^\S*(timeout|perl)['"]? /.test(hook.command)) {
+  if (!hasWatchdog(hook.command)) {
     out.push({ status: 'warn', title: 'the command line has no watchdog (timeout or perl): a hang inside asimov would end at Claude Code\'s timeout, which runs the tool' });
   }
-  const env = { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot };
-  const run = o.runCommand ?? ((c: string, i: string, t: number) => runThroughShell(c, i, t, o.cwd, env));
-  const payload = (command: string) => JSON.stringify({
-    session_id: 'asimov-doctor', transcript_path: '', cwd: o.cwd, permission_mode: 'default', hook_event_name: 'PreToolUse',
-    tool_name: 'Bash', tool_input: { command }, tool_use_id: 'asimov-doctor',
-  });
-  const timeoutMs = hook.timeoutSec * 1000;
+  const protocol = claudeProtocol({ onAllow: 'approve', defaultCwd: o.cwd });
+  out.push(...(await runCommandLine({
+    client: 'claude', label: 'Claude Code', command: hook.command, timeoutMs: hook.timeoutSec * 1000,
+    env: { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot },
+    payload: (command) => protocol.doctorPayload!(command, o.cwd),
+    verdict: protocol.doctorVerdict!,
+  }, o)));
+  return out;
+}
+
+/** Whether the command line starts with the watchdog buildHookCommand puts in front of asimov. */
+export function hasWatchdog(command: string): boolean {
+  return /^\S*(timeout|perl)['"]? /.test(command);
+}
+
+export interface CommandLineRun {
+  client: string;
+  /** The client's name for people: "Claude Code". */
+  label: string;
+  command: string;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+  /** The client's payload for its shell tool running a command. */
+  payload: (command: string) => unknown;
+  /** What the client makes of the hook's reply (HookProtocol.doctorVerdict). */
+  verdict: (r: CommandRun) => string;
+}
+
+/** The verdicts that let an everyday call go on: allowed, or left to the client's own flow. */
+const PASSES: ReadonlySet<string> = new Set(['allow', 'no opinion']);
+
+/**
+ * Runs an installed command line twice, the way the client runs it (a shell, the project as cwd, the payload
+ * on stdin): a dangerous call must be blocked, an everyday one must go on. Read as the client reads replies,
+ * so a reply asimov meant as a refusal but the client would ignore counts as not blocked.
+ */
+export async function runCommandLine(c: CommandLineRun, o: DoctorOptions): Promise<DoctorCheck[]> {
+  const out: DoctorCheck[] = [];
+  const run = o.runCommand ?? ((cmd: string, i: string, t: number) => runThroughShell(cmd, i, t, o.cwd, c.env));
   // The payloads are data on stdin: asimov decides on them, nothing runs them.
-  const denied = await run(hook.command, payload('rm -rf /'), timeoutMs);
-  const verdictOf = (r: CommandRun): string => {
-    if (r.code === 2) return 'deny';
-    if (r.code !== 0) return `exit ${r.code}`;
-    if (r.stdout.trim() === '') return 'no opinion';
-    try {
-      return String((JSON.parse(r.stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision);
-    } catch {
-      return 'unparseable output';
-    }
-  };
-  const d = verdictOf(denied);
+  const denied = await run(c.command, JSON.stringify(c.payload('rm -rf /')), c.timeoutMs);
+  const d = c.verdict(denied);
   if (d === 'deny') out.push({ status: 'ok', title: `the installed command line runs and blocks a dangerous call (${Math.round(denied.ms)} ms)` });
   else {
     out.push({
       status: 'fail',
       title: `the installed command line did not block a dangerous call (got: ${d})`,
       detail: (denied.stderr || denied.stdout).trim().slice(0, 500),
-      fix: 'run `asimov wire claude` again; if it persists, report it',
+      fix: `run \`asimov wire ${c.client}\` again; if it persists, report it`,
     });
   }
-  const everyday = await run(hook.command, payload('git status'), timeoutMs);
-  const e = verdictOf(everyday);
-  if (e === 'allow' || e === 'no opinion') out.push({ status: 'ok', title: `an everyday call passes (${e}, ${Math.round(everyday.ms)} ms)` });
+  const everyday = await run(c.command, JSON.stringify(c.payload('git status')), c.timeoutMs);
+  const e = c.verdict(everyday);
+  if (PASSES.has(e)) out.push({ status: 'ok', title: `an everyday call passes (${e}, ${Math.round(everyday.ms)} ms)` });
   else {
-    const why = (everyday.stderr || reasonOf(everyday.stdout)).trim().slice(0, 500);
-    const broken = /failed \(exit/.test(why);
+    const why = (everyday.stderr || reasonOf(everyday.stdout)).trim();
+    // The command line's own message when node or asimov did not run (the error before it can be long).
+    const broken = /the \S+ hook failed \(exit/.test(why);
     out.push({
       status: broken ? 'fail' : 'warn',
       title: broken
-        ? 'the installed command line fails, so Claude Code blocks every tool call'
+        ? `the installed command line fails, so ${c.label} blocks every tool call`
         : `an everyday call (git status) is not allowed (${e}): check the policy`,
-      detail: why,
-      ...(broken ? { fix: 'run `asimov wire claude` again (node or asimov may have moved)' } : {}),
+      detail: why.slice(0, 500),
+      ...(broken ? { fix: `run \`asimov wire ${c.client}\` again (node or asimov may have moved)` } : {}),
     });
   }
   return out;
 }
 
+/** The reason in a JSON reply, in the fields the clients use for it; else the output itself. */
 function reasonOf(stdout: string): string {
   try {
-    return String((JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecisionReason?: string } }).hookSpecificOutput?.permissionDecisionReason ?? '');
+    const v = JSON.parse(stdout) as {
+      hookSpecificOutput?: { permissionDecisionReason?: string };
+      permissionDecisionReason?: string; agent_message?: string; reason?: string;
+    };
+    return String(v.hookSpecificOutput?.permissionDecisionReason ?? v.permissionDecisionReason ?? v.agent_message ?? v.reason ?? '');
   } catch {
     return stdout;
   }
 }
 
-/** Runs a command line as Claude Code runs hooks: through a shell, in the project, payload on stdin. */
-function runThroughShell(command: string, input: string, timeoutMs: number, cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
+/** Runs a command line as clients run hooks: through a shell, in the project, payload on stdin. */
+export function runThroughShell(command: string, input: string, timeoutMs: number, cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
   return new Promise((resolveRun) => {
     const start = performance.now();
     const child = spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
