@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cursorProtocol, cursorReply, cursorToolCall, parseCursorPayload, type CursorPayload } from '../../src/adapters/cursor.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import { decision, hookScratch, BIN } from '../helpers/hook-tests.ts';
+import { decision, hookScratch, notAPayloadTest, BIN } from '../helpers/hook-tests.ts';
 
 const common = {
   conversation_id: 'conv-123',
@@ -161,12 +161,7 @@ describe('whole runs of `asimov hook cursor` (the built bin, the real gate)', ()
     assert.match(r.stderr, /asimov/);
   });
 
-  test('input that is not a payload blocks with exit 2', () => {
-    const r = hook('not json');
-    assert.equal(r.status, 2);
-    assert.equal(r.stdout, '');
-    assert.match(r.stderr, /could not read the cursor hook payload/);
-  });
+  notAPayloadTest('cursor', scratch);
 
   test.after(() => scratch.cleanup());
 });

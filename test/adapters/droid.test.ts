@@ -1,16 +1,12 @@
 // Factory Droid's PreToolUse hook: Claude-shaped payloads with Droid's tool names in; exit 2 with the reason
 // on stderr for every refusal, Claude's hookSpecificOutput allow to approve.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { droidProtocol, droidReply, type DroidPayload } from '../../src/adapters/droid.ts';
 import { runHook } from '../../src/adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import { decision } from '../helpers/hook-tests.ts';
+import { approvingWholeRunTests, decision, hookScratch } from '../helpers/hook-tests.ts';
 
 const base = {
   session_id: 's-1', transcript_path: '/home/dev/.factory/sessions/s-1.jsonl', cwd: '/home/dev/project',
@@ -83,38 +79,9 @@ describe('Factory Droid replies', () => {
 });
 
 describe('`asimov hook droid` as Droid runs it (the built binary, the real gate)', () => {
-  const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
-  let root = '';
-  let home = '';
-  let project = '';
-  before(() => {
-    assert.ok(existsSync(resolve(import.meta.dirname, '../../dist/cli.cjs')), 'dist/cli.cjs is missing: run `node scripts/build.mjs`');
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-droid-hook-')));
-    home = join(root, 'home');
-    project = join(root, 'project');
-    mkdirSync(join(project, '.git'), { recursive: true });
-    mkdirSync(home, { recursive: true });
-  });
-  after(() => rmSync(root, { recursive: true, force: true }));
+  const scratch = hookScratch('droid');
 
-  const hook = (input: string) => {
-    const r = spawnSync(process.execPath, [BIN, 'hook', 'droid'], {
-      cwd: project, input, encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
+  approvingWholeRunTests('droid', scratch, (command) => ({ ...base, cwd: scratch.project, tool_input: { ...base.tool_input, command } }), 'npm test');
 
-  test('a catastrophic command is blocked with exit 2; an everyday one is approved; garbage blocks', () => {
-    const denied = hook(JSON.stringify({ ...base, cwd: project, tool_input: { command: 'rm -rf ~' } }));
-    assert.equal(denied.code, 2);
-    assert.equal(denied.out, '');
-    assert.match(denied.err, /^asimov \[fs\./);
-    const allowed = hook(JSON.stringify({ ...base, cwd: project }));
-    assert.equal(allowed.code, 0, allowed.err);
-    assert.equal(JSON.parse(allowed.out).hookSpecificOutput.permissionDecision, 'allow');
-    const garbage = hook('{');
-    assert.equal(garbage.code, 2);
-    assert.match(garbage.err, /could not read the droid hook payload/);
-  });
+  test.after(() => scratch.cleanup());
 });

@@ -1,16 +1,13 @@
 // Qwen Code's PreToolUse hook: Claude-shaped payloads in; out, exit 2 with the reason on stderr for every
 // refusal (Qwen runs the tool on any other non-zero exit) and Qwen's hookSpecificOutput allow to approve.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { qwenProtocol, qwenReply, type QwenPayload } from '../../src/adapters/qwen.ts';
 import { runHook } from '../../src/adapters/hook-runtime.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
-import { decision } from '../helpers/hook-tests.ts';
+import { approvingWholeRunTests, decision, hookScratch } from '../helpers/hook-tests.ts';
 
 // As Qwen Code's documentation describes the PreToolUse input.
 const base = {
@@ -107,48 +104,15 @@ describe('Qwen Code replies', () => {
 });
 
 describe('`asimov hook qwen` as Qwen Code runs it (the built binary, the real gate)', () => {
-  const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
-  let root = '';
-  let home = '';
-  let project = '';
-  before(() => {
-    assert.ok(existsSync(resolve(import.meta.dirname, '../../dist/cli.cjs')), 'dist/cli.cjs is missing: run `node scripts/build.mjs`');
-    root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-qwen-hook-')));
-    home = join(root, 'home');
-    project = join(root, 'project');
-    mkdirSync(join(project, '.git'), { recursive: true });
-    mkdirSync(home, { recursive: true });
-  });
-  after(() => rmSync(root, { recursive: true, force: true }));
+  const scratch = hookScratch('qwen');
+  const { home, project, hook } = scratch;
 
-  const hook = (input: string) => {
-    const r = spawnSync(process.execPath, [BIN, 'hook', 'qwen'], {
-      cwd: project, input, encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
-    });
-    return { code: r.status, out: r.stdout, err: r.stderr };
-  };
-  const shell = (command: string) => JSON.stringify({ ...base, cwd: project, tool_input: { command } });
-
-  test('a catastrophic command is blocked with exit 2 and its rule; an everyday one is approved', () => {
-    const denied = hook(shell('rm -rf ~'));
-    assert.equal(denied.code, 2);
-    assert.equal(denied.out, '');
-    assert.match(denied.err, /^asimov \[fs\./);
-    const allowed = hook(shell('npm test'));
-    assert.equal(allowed.code, 0, allowed.err);
-    assert.equal(JSON.parse(allowed.out).hookSpecificOutput.permissionDecision, 'allow');
-  });
+  approvingWholeRunTests('qwen', scratch, (command) => ({ ...base, cwd: project, tool_input: { command } }), 'npm test');
 
   test("writing the user's shell start-up file is blocked", () => {
     const r = hook(JSON.stringify({ ...base, cwd: project, tool_name: 'write_file', tool_input: { file_path: join(home, '.bashrc'), content: 'x' } }));
-    assert.equal(r.code, 2, r.out);
+    assert.equal(r.status, 2, r.stdout);
   });
 
-  test('input that is not a payload blocks with exit 2', () => {
-    const r = hook('not json');
-    assert.equal(r.code, 2);
-    assert.equal(r.out, '');
-    assert.match(r.err, /could not read the qwen hook payload/);
-  });
+  test.after(() => scratch.cleanup());
 });

@@ -4,36 +4,21 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { AsimovError } from '../../src/core/errors.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { copilotHookPaths, copilotTarget, planCopilotHooks } from '../../src/wire/copilot.ts';
 import { buildHookCommand } from '../../src/wire/hook-command.ts';
-import { WIRE_TARGETS } from '../../src/wire/targets.ts';
+import {
+  leavesUnreadableTest, plannedHook, planRoundTrip, refusesUnreadableTest, strictHooksJsonRefusals, wireRunTest, wireScratch, wireTargetTest,
+} from '../helpers/wire-tests.ts';
 
 const F = '/home/u/.copilot/hooks/asimov.json';
-const built = buildHookCommand({
-  client: 'copilot', nodePath: '/opt/node/bin/node', asimovPath: "/opt/asi mov/it's/bin/asimov.cjs", watchdog: { kind: 'timeout', path: '/usr/bin/timeout' },
-});
-const CMD = built.command;
-const T = built.clientTimeoutSec;
+const hook = plannedHook('copilot', F);
+const { command: CMD, timeoutSec: T, install, uninstall } = hook;
 const J = (s: string) => JSON.stringify(s);
-const install = { command: CMD, timeoutSec: T, uninstall: false, file: F };
-const uninstall = { ...install, uninstall: true };
 
 /** Install, check the exact text, run again (no change), uninstall (the original bytes). */
-function roundTrip(before: string | null, expected: string, changes: string[]): void {
-  const first = planCopilotHooks(before, install);
-  assert.equal(first.text, expected);
-  assert.deepEqual(first.changes, changes);
-  const second = planCopilotHooks(first.text, install);
-  assert.deepEqual(second, { text: first.text, changes: [] });
-  const removed = planCopilotHooks(first.text, uninstall);
-  assert.deepEqual(removed.changes, ['removed preToolUse hook']);
-  if (before !== null) assert.equal(removed.text, before);
-}
+const roundTrip = planRoundTrip(planCopilotHooks, hook, ['removed preToolUse hook']);
 
 describe('planning the hook file', () => {
   test('no file: a new one with version 1 and asimov\'s entry for every tool; uninstall leaves a file with no hooks', () => {
@@ -91,81 +76,46 @@ describe('planning the hook file', () => {
     assert.equal(u.text, `{\n  "hooks": {\n    "preToolUse": [\n      ${mine}\n    ]\n  }\n}\n`);
   });
 
-  test('files Copilot would skip or misread are refused with file, line and column, and never rewritten', () => {
-    const cases: Array<[string, RegExp]> = [
-      ['{\n  // mine\n  "version": 1\n}\n', /comments are not allowed/],
-      ['{\n  "version": 1,\n}\n', /trailing comma/],
-      ['[1]\n', /top-level value must be an object/],
-      ['{ "hooks": [] }\n', /must be an object/],
-      ['{ "hooks": { "preToolUse": {} } }\n', /must be a list/],
-      ['{ "hooks": {}, "hooks": {} }\n', /appears twice/],
-    ];
-    for (const [text, re] of cases) {
-      for (const o of [install, uninstall]) {
-        assert.throws(() => planCopilotHooks(text, o), (e: unknown) => {
-          assert.ok(e instanceof AsimovError && e.code === 'wire_settings_invalid', String(e));
-          assert.match(e.message, re);
-          assert.equal(e.location?.file, F);
-          assert.equal(typeof e.location?.line, 'number');
-          return true;
-        }, text);
-      }
-    }
-  });
+  refusesUnreadableTest('files Copilot would skip or misread are refused with file, line and column, and never rewritten', planCopilotHooks, hook, strictHooksJsonRefusals('preToolUse'));
 });
 
 describe('the wire target', () => {
-  test('user scope is $COPILOT_HOME/hooks (default ~/.copilot/hooks); project scope is .github/hooks', () => {
-    const ctx = { home: '/home/u', projectRoot: '/work/p', env: {} };
-    assert.deepEqual(copilotHookPaths(ctx), { user: '/home/u/.copilot/hooks/asimov.json', project: '/work/p/.github/hooks/asimov.json' });
-    assert.equal(copilotTarget.configPath('user', { ...ctx, env: { COPILOT_HOME: '/cfg/copilot' } }), '/cfg/copilot/hooks/asimov.json');
-    assert.deepEqual(copilotTarget.scopes, ['user', 'project']);
-    assert.equal(WIRE_TARGETS['copilot'], copilotTarget);
-    assert.deepEqual(copilotTarget.modes('user'), { fileMode: 0o600, dirMode: 0o700 });
+  const ctx = { home: '/home/u', projectRoot: '/work/p', env: {} };
+  wireTargetTest('user scope is $COPILOT_HOME/hooks (default ~/.copilot/hooks); project scope is .github/hooks', copilotTarget, {
+    scopes: ['user', 'project'],
+    paths: () => [[copilotTarget.configPath('user', { ...ctx, env: { COPILOT_HOME: '/cfg/copilot' } }), '/cfg/copilot/hooks/asimov.json']],
+    also: () => {
+      assert.deepEqual(copilotHookPaths(ctx), { user: '/home/u/.copilot/hooks/asimov.json', project: '/work/p/.github/hooks/asimov.json' });
+      assert.deepEqual(copilotTarget.modes('user'), { fileMode: 0o600, dirMode: 0o700 });
+    },
   });
 });
 
 describe('`asimov wire copilot` on a scratch HOME', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-wire-copilot-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(home);
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const file = join(home, '.copilot', 'hooks', 'asimov.json');
   // The built CLI, as a person runs it (npm test builds dist/ first).
-  const wire = (...args: string[]) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'wire', 'copilot', ...args], {
-    cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8',
+  const scratch = wireScratch('copilot');
+  const file = join(scratch.home, '.copilot', 'hooks', 'asimov.json');
+
+  wireRunTest('installs, is idempotent, and uninstalls to a file with no hooks', scratch, {
+    file,
+    said: [/added preToolUse hook \(every tool\)/],
+    installed: (text) => {
+      const hooks = JSON.parse(text) as { version: number; hooks: { preToolUse: Array<{ bash: string; timeoutSec: number }> } };
+      assert.equal(hooks.version, 1);
+      assert.equal(hooks.hooks.preToolUse.length, 1);
+      assert.match(hooks.hooks.preToolUse[0]!.bash, /hook copilot --deadline-ms \d+ .*# asimov-hook:copilot$/);
+      assert.ok(hooks.hooks.preToolUse[0]!.bash.includes(process.execPath));
+    },
+    mode: 0o600,
+    uninstalled: (text) => {
+      assert.equal(text, '{\n  "version": 1\n}\n');
+      assert.ok(!existsSync(join(scratch.project, '.github')));
+    },
   });
 
-  test('installs, is idempotent, and uninstalls to a file with no hooks', () => {
-    const first = wire();
-    assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /added preToolUse hook \(every tool\)/);
-    const hooks = JSON.parse(readFileSync(file, 'utf8')) as { version: number; hooks: { preToolUse: Array<{ bash: string; timeoutSec: number }> } };
-    assert.equal(hooks.version, 1);
-    assert.equal(hooks.hooks.preToolUse.length, 1);
-    assert.match(hooks.hooks.preToolUse[0]!.bash, /hook copilot --deadline-ms \d+ .*# asimov-hook:copilot$/);
-    assert.ok(hooks.hooks.preToolUse[0]!.bash.includes(process.execPath));
-    assert.equal(statSync(file).mode & 0o777, 0o600);
-    const second = wire();
-    assert.equal(second.status, 0, second.stderr);
-    assert.match(second.stdout, /nothing to change/);
-    const removed = wire('--uninstall');
-    assert.equal(removed.status, 0, removed.stderr);
-    assert.equal(readFileSync(file, 'utf8'), '{\n  "version": 1\n}\n');
-    assert.ok(!existsSync(join(project, '.github')));
+  leavesUnreadableTest('a hook file Copilot would skip is left exactly as it was', scratch, {
+    file, text: '{\n  // mine\n  "version": 1\n}\n', error: /comments are not allowed/,
   });
 
-  test('a hook file Copilot would skip is left exactly as it was', () => {
-    const bad = '{\n  // mine\n  "version": 1\n}\n';
-    mkdirSync(join(home, '.copilot', 'hooks'), { recursive: true });
-    writeFileSync(file, bad);
-    const r = wire();
-    assert.equal(r.status, 1);
-    assert.match(r.stderr, /comments are not allowed/);
-    assert.equal(readFileSync(file, 'utf8'), bad);
-  });
-
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });

@@ -5,27 +5,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AsimovError } from '../../src/core/errors.ts';
 import { droidSettingsPath, droidTarget, planDroidHooks } from '../../src/wire/droid.ts';
-import { WIRE_TARGETS } from '../../src/wire/targets.ts';
+import { matcherGroupText, wireTargetTest } from '../helpers/wire-tests.ts';
 
 const CMD = "/usr/bin/node /opt/asimov/bin/asimov.cjs hook droid || { exit 2; } # asimov-hook:droid";
 const opts = (file: string, uninstall = false) => ({ command: uninstall ? '' : CMD, timeoutSec: 50, uninstall, file });
 const install = (text: string | null) => planDroidHooks(text, opts('settings.json'));
 const uninstall = (text: string | null) => planDroidHooks(text, opts('settings.json', true));
-const group = (indent: string, unit = '  ') => [
-  `${indent}{`, `${indent}${unit}"matcher": "*",`, `${indent}${unit}"hooks": [`, `${indent}${unit.repeat(2)}{`,
-  `${indent}${unit.repeat(3)}"type": "command",`, `${indent}${unit.repeat(3)}"command": ${JSON.stringify(CMD)},`,
-  `${indent}${unit.repeat(3)}"timeout": 50`, `${indent}${unit.repeat(2)}}`, `${indent}${unit}]`, `${indent}}`,
-].join('\n');
+/** asimov's group as the plan writes it (timeout in seconds): at `indent`, one level of the file being `unit`. */
+const group = (indent: string, unit = '  ') => matcherGroupText(indent, unit, { command: CMD, timeout: 50 });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-droid-wire-')));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-test('registered as the droid wire target, with the settings files Droid reads', () => {
-  assert.equal(WIRE_TARGETS['droid'], droidTarget);
-  assert.equal(droidSettingsPath('user', { home: '/h', projectRoot: '/p' }), '/h/.factory/settings.json');
-  assert.equal(droidSettingsPath('project', { home: '/h', projectRoot: '/p' }), '/p/.factory/settings.json');
-  assert.deepEqual(droidTarget.scopes, ['user', 'project']);
-  assert.equal(droidTarget.modes('user').fileMode, 0o600);
+wireTargetTest('registered as the droid wire target, with the settings files Droid reads', droidTarget, {
+  scopes: ['user', 'project'],
+  paths: () => [
+    [droidSettingsPath('user', { home: '/h', projectRoot: '/p' }), '/h/.factory/settings.json'],
+    [droidSettingsPath('project', { home: '/h', projectRoot: '/p' }), '/p/.factory/settings.json'],
+  ],
+  userFileMode: 0o600,
 });
 
 test('no file: a new settings.json with the hook; existing settings keep their bytes; uninstall restores', () => {

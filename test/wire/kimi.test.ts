@@ -4,35 +4,20 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { AsimovError } from '../../src/core/errors.ts';
+import { join } from 'node:path';
 import { buildHookCommand } from '../../src/wire/hook-command.ts';
 import { kimiConfigPath, kimiHookTable, kimiTarget } from '../../src/wire/kimi.ts';
-import { WIRE_TARGETS } from '../../src/wire/targets.ts';
+import { leavesUnreadableTest, plannedHook, planRoundTrip, refusesUnreadableTest, wireRunTest, wireScratch, wireTargetTest } from '../helpers/wire-tests.ts';
 
 const F = '/home/u/.kimi/config.toml';
-const built = buildHookCommand({
-  client: 'kimi', nodePath: '/opt/node/bin/node', asimovPath: "/opt/asi mov/it's/bin/asimov.cjs", watchdog: { kind: 'timeout', path: '/usr/bin/timeout' },
-});
-const CMD = built.command;
-const T = built.clientTimeoutSec;
-const install = { command: CMD, timeoutSec: T, uninstall: false, file: F };
-const uninstall = { ...install, uninstall: true };
+const hook = plannedHook('kimi', F);
+const { command: CMD, timeoutSec: T, install, uninstall } = hook;
 const plan = (text: string | null, o = install) => kimiTarget.plan(text, o);
 const TABLE = `[[hooks]]\nevent = "PreToolUse"\ncommand = ${JSON.stringify(CMD)}\ntimeout = ${T}\n`;
 
-function roundTrip(before: string | null, expected: string): void {
-  const first = plan(before);
-  assert.equal(first.text, expected);
-  assert.deepEqual(first.changes, ['added PreToolUse hook']);
-  assert.deepEqual(plan(first.text), { text: first.text, changes: [] });
-  const removed = plan(first.text, uninstall);
-  assert.deepEqual(removed.changes, ['removed PreToolUse hook']);
-  assert.equal(removed.text, before ?? '');
-}
+// Where there was no file, uninstalling leaves an empty one.
+const trip = planRoundTrip(plan, hook, ['removed PreToolUse hook'], '');
+const roundTrip = (before: string | null, expected: string) => trip(before, expected, ['added PreToolUse hook']);
 
 describe("planning Kimi CLI's config.toml", () => {
   test('no file: exactly event, command and timeout (seconds); the command survives TOML quoting', () => {
@@ -65,68 +50,36 @@ describe("planning Kimi CLI's config.toml", () => {
     roundTrip(before, `${before}\n${TABLE}`);
   });
 
-  test('TOML asimov cannot read, or hooks in a form this edit would break, is refused with file and line', () => {
-    const cases: Array<[string, RegExp]> = [
-      ['a = \n', /could not read this TOML/],
-      ['hooks = []\n', /as a key/],
-      ['[hooks]\nx = 1\n', /in the way/],
-      ['[[hooks.sub]]\nx = 1\n', /in the way/],
-    ];
-    for (const [text, re] of cases) {
-      for (const o of [install, uninstall]) {
-        assert.throws(() => plan(text, o), (e: unknown) => {
-          assert.ok(e instanceof AsimovError && e.code === 'wire_settings_invalid', String(e));
-          assert.match(e.message, re);
-          assert.equal(e.location?.file, F);
-          return true;
-        }, text);
-      }
-    }
-  });
+  refusesUnreadableTest('TOML asimov cannot read, or hooks in a form this edit would break, is refused with file and line', plan, hook, [
+    ['a = \n', /could not read this TOML/],
+    ['hooks = []\n', /as a key/],
+    ['[hooks]\nx = 1\n', /in the way/],
+    ['[[hooks.sub]]\nx = 1\n', /in the way/],
+  ]);
 
-  test('user scope ~/.kimi/config.toml; registered', () => {
-    assert.equal(kimiConfigPath('user', { home: '/home/u', projectRoot: '/p', env: {} }), F);
-    assert.deepEqual(kimiTarget.scopes, ['user']);
-    assert.equal(WIRE_TARGETS['kimi'], kimiTarget);
+  wireTargetTest('user scope ~/.kimi/config.toml; registered', kimiTarget, {
+    scopes: ['user'],
+    paths: () => [[kimiConfigPath('user', { home: '/home/u', projectRoot: '/p', env: {} }), F]],
   });
 });
 
 describe('`asimov wire kimi` on a scratch HOME', () => {
-  const REPO = resolve(import.meta.dirname, '../..');
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-wire-kimi-')));
-  const home = join(root, 'home');
-  const project = join(root, 'project');
-  mkdirSync(join(home, '.kimi'), { recursive: true });
-  mkdirSync(join(project, '.git'), { recursive: true });
-  const file = join(home, '.kimi', 'config.toml');
-  const wire = (...args: string[]) => spawnSync(process.execPath, [join(REPO, 'bin/asimov.cjs'), 'wire', 'kimi', ...args], {
-    cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8',
+  const scratch = wireScratch('kimi');
+  const file = join(scratch.home, '.kimi', 'config.toml');
+  const mine = 'default_model = "kimi-k2"\n';
+
+  wireRunTest('installs next to the existing config, is idempotent, and uninstalls to the original bytes', scratch, {
+    file,
+    existing: mine,
+    said: [/added PreToolUse hook/],
+    installed: (text) => assert.match(text, /^default_model = "kimi-k2"\n\n\[\[hooks\]\]\nevent = "PreToolUse"\ncommand = ".*hook kimi --deadline-ms \d+ .*# asimov-hook:kimi"\ntimeout = \d+\n$/),
+    mode: 0o600,
+    uninstalled: (text) => assert.equal(text, mine),
   });
 
-  test('installs next to the existing config, is idempotent, and uninstalls to the original bytes', () => {
-    const mine = 'default_model = "kimi-k2"\n';
-    writeFileSync(file, mine, { mode: 0o600 });
-    const first = wire();
-    assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /added PreToolUse hook/);
-    assert.match(readFileSync(file, 'utf8'), /^default_model = "kimi-k2"\n\n\[\[hooks\]\]\nevent = "PreToolUse"\ncommand = ".*hook kimi --deadline-ms \d+ .*# asimov-hook:kimi"\ntimeout = \d+\n$/);
-    assert.equal(statSync(file).mode & 0o777, 0o600);
-    const second = wire();
-    assert.equal(second.status, 0, second.stderr);
-    assert.match(second.stdout, /nothing to change/);
-    const removed = wire('--uninstall');
-    assert.equal(removed.status, 0, removed.stderr);
-    assert.equal(readFileSync(file, 'utf8'), mine);
+  leavesUnreadableTest('a config.toml asimov cannot read is left exactly as it was', scratch, {
+    file, text: 'a = \n', error: /could not read this TOML/,
   });
 
-  test('a config.toml asimov cannot read is left exactly as it was', () => {
-    const bad = 'a = \n';
-    writeFileSync(file, bad);
-    const r = wire();
-    assert.equal(r.status, 1);
-    assert.match(r.stderr, /could not read this TOML/);
-    assert.equal(readFileSync(file, 'utf8'), bad);
-  });
-
-  test.after(() => rmSync(root, { recursive: true, force: true }));
+  test.after(() => scratch.cleanup());
 });
