@@ -8,9 +8,10 @@ import { findProjectRoot } from '../policy/load.ts';
 import { findClient, listClients } from '../wire/clients.ts';
 import { doctorClaude, type CheckStatus, type DoctorOptions, type DoctorReport } from '../wire/doctor.ts';
 import { doctorHookClient } from '../wire/doctor-hooks.ts';
+import type { OwnInstall } from '../wire/hook-command.ts';
 import { WIRE_TARGETS, type Tier } from '../wire/targets.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
-import { TIER_MEANING } from './wire-cmd.ts';
+import { TIER_MEANING, locateAsimovEntry } from './wire-cmd.ts';
 
 const USAGE = `Usage: asimov doctor [CLIENT] [--cwd DIR] [--json]
 
@@ -64,6 +65,7 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
       return `${files.length === 0 ? 'built-in rules only' : `built-in + ${files.join(', ')}`}; project root ${p.projectRoot}${p.warnings.length ? `; ${p.warnings.length} warning(s), see \`asimov policy\`` : ''}`;
     },
     tierMeaning: (tier) => TIER_MEANING[tier as Tier] ?? `tier ${tier}`,
+    own: ownInstall(),
   };
 
   // Without a client: every wired client; when none is wired, the installed ones (Claude Code when none is),
@@ -104,4 +106,10 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
   }
   io.out(`${sections.join('\n\n')}\n`);
   return ok ? EXIT.ok : EXIT.error;
+}
+
+/** The node and asimov entry point this process runs with: what `asimov wire` would install from here. */
+function ownInstall(): OwnInstall | null {
+  const asimovPath = locateAsimovEntry();
+  return asimovPath === null ? null : { nodePath: process.execPath, asimovPath };
 }

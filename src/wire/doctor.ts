@@ -7,7 +7,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { isAsimovHookCommand } from './hook-command.ts';
+import { isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 import { isPlainObject } from '../core/json.ts';
 import { claudeProtocol } from '../adapters/claude.ts';
@@ -48,6 +48,12 @@ export interface DoctorOptions {
   runCommand?: (command: string, input: string, timeoutMs: number) => Promise<CommandRun>;
   /** What a wiring's tier gives, for the lines about tier 2 and 3 wirings (`asimov wire --list` wording). */
   tierMeaning?: (tier: number) => string;
+  /**
+   * The node and asimov this doctor runs with; an installed command line is run only when it is exactly the
+   * one `asimov wire` writes with them (isOwnHookCommand). Null: this asimov cannot find its own entry
+   * point, and no line is run.
+   */
+  own: OwnInstall | null;
 }
 
 interface FoundHook {
@@ -212,6 +218,16 @@ const PASSES: ReadonlySet<string> = new Set(['allow', 'no opinion']);
  * so a reply asimov meant as a refusal but the client would ignore counts as not blocked.
  */
 export async function runCommandLine(c: CommandLineRun, o: DoctorOptions): Promise<DoctorCheck[]> {
+  // A config file of the project is anyone's to edit (a cloned repository's), and a line that only carries
+  // asimov's marker could run anything: doctor runs no line it would not have written itself.
+  if (o.own === null || !isOwnHookCommand(c.command, c.client, o.own, o.env)) {
+    return [{
+      status: 'fail',
+      title: 'doctor did not run the installed command line: it is not the one this asimov installs',
+      detail: `installed: ${c.command.slice(0, 400)}${o.own ? `\nthis asimov installs: ${o.own.nodePath} ${o.own.asimovPath} hook ${c.client} …` : '\n(this asimov could not find its own entry point)'}`,
+      fix: `run \`asimov wire ${c.client}\` (with the scope it was wired at) to install this asimov's own line; doctor never runs a line it would not write itself, since anyone who can edit the file could have put any command there`,
+    }];
+  }
   const out: DoctorCheck[] = [];
   const run = o.runCommand ?? ((cmd: string, i: string, t: number) => runThroughShell(cmd, i, t, o.cwd, c.env));
   // The payloads are data on stdin: asimov decides on them, nothing runs them.

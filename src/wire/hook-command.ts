@@ -83,3 +83,49 @@ export function detectWatchdog(env: NodeJS.ProcessEnv = process.env): Watchdog {
   if (p) return { kind: 'perl', path: p };
   return { kind: 'none' };
 }
+
+/** Directories a watchdog (`timeout`, `perl`) may be named from in a line doctor runs: the system's own. */
+const SYSTEM_BIN_DIRS = ['/usr/bin', '/bin', '/usr/local/bin', '/opt/homebrew/bin', '/usr/sbin', '/sbin'];
+
+export interface OwnInstall {
+  /** The node and asimov entry point this asimov runs with (`asimov wire` writes these paths). */
+  nodePath: string;
+  asimovPath: string;
+}
+
+/**
+ * Whether `line` is exactly a line buildHookCommand writes for `client` with this node and this asimov: the
+ * deadline and `--on-allow` it names, and no watchdog or a `timeout`/`perl` from a system directory. `asimov
+ * doctor` runs an installed line through a shell only when this holds. The line comes from a config file
+ * that anyone who can write the project (a cloned repository's `.claude/settings.json`) could have edited,
+ * and a line that merely carries asimov's marker could run anything.
+ */
+export function isOwnHookCommand(line: string, client: string, own: OwnInstall, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!isAsimovHookCommand(line, client)) return false;
+  const deadline = /--deadline-ms '?(\d{1,6})'? /.exec(line);
+  const onAllow = /--on-allow '?([A-Za-z-]{1,20})'? /.exec(line);
+  const args = onAllow ? ['--on-allow', onAllow[1]!] : [];
+  for (const watchdog of watchdogsOf(line, env)) {
+    try {
+      const built = buildHookCommand({
+        client, nodePath: own.nodePath, asimovPath: own.asimovPath, args, watchdog,
+        ...(deadline ? { deadlineMs: Number(deadline[1]) } : {}),
+      });
+      if (built.command === line) return true;
+    } catch {
+      // A deadline out of range: not a line asimov writes.
+    }
+  }
+  return false;
+}
+
+/** The watchdogs a line of asimov's may start with: none, this machine's, or the line's own from a system directory. */
+function watchdogsOf(line: string, env: NodeJS.ProcessEnv): Watchdog[] {
+  const out: Watchdog[] = [{ kind: 'none' }, detectWatchdog(env)];
+  const first = /^([^\s']+) /.exec(line)?.[1];
+  if (first !== undefined && SYSTEM_BIN_DIRS.includes(first.slice(0, first.lastIndexOf('/')))) {
+    const name = first.slice(first.lastIndexOf('/') + 1);
+    if (name === 'timeout' || name === 'perl') out.push({ kind: name, path: first });
+  }
+  return out;
+}

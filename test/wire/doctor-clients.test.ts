@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { doctorHookClient } from '../../src/wire/doctor-hooks.ts';
 import type { DoctorReport } from '../../src/wire/doctor.ts';
+import type { OwnInstall } from '../../src/wire/hook-command.ts';
 import { doctorCommand } from '../../src/cli/doctor-cmd.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 
@@ -23,7 +24,7 @@ interface Scratch {
   project: string;
   env: NodeJS.ProcessEnv;
   wire(...args: string[]): void;
-  doctor(client: string, env?: NodeJS.ProcessEnv): Promise<DoctorReport>;
+  doctor(client: string, env?: NodeJS.ProcessEnv, own?: OwnInstall | null): Promise<DoctorReport>;
   /** Records the audit log holds for doctor's own runs of a client's hook. */
   doctorRecords(agent: string): Array<{ verdict: string; tool: string }>;
 }
@@ -44,8 +45,8 @@ function scratch(): Scratch {
       const r = spawnSync(process.execPath, [BIN, 'wire', ...args], { cwd: project, encoding: 'utf8', env });
       assert.equal(r.status, 0, `asimov wire ${args.join(' ')}: ${r.stdout}${r.stderr}`);
     },
-    doctor: (client, extra = {}) => doctorHookClient(client, {
-      home, cwd: project, projectRoot: project, env: { ...env, ...extra }, loadPolicy: () => 'built-in rules only',
+    doctor: (client, extra = {}, own = { nodePath: process.execPath, asimovPath: BIN }) => doctorHookClient(client, {
+      home, cwd: project, projectRoot: project, env: { ...env, ...extra }, loadPolicy: () => 'built-in rules only', own,
     }),
     doctorRecords: (agent) => (existsSync(audit) ? readFileSync(audit, 'utf8').trim().split('\n') : [])
       .map((l) => JSON.parse(l) as { agent: string; session: string; verdict: string; tool: string })
@@ -70,8 +71,10 @@ function trustGemini(s: Scratch, rules: Record<string, string> = { [s.project]: 
 function moveAsimov(file: string): void {
   const text = readFileSync(file, 'utf8');
   assert.ok(text.includes(BIN), `${file} does not name ${BIN}`);
-  writeFileSync(file, text.split(BIN).join('/nonexistent/asimov/bin/asimov.cjs'));
+  writeFileSync(file, text.split(BIN).join(MOVED));
 }
+
+const MOVED = '/nonexistent/asimov/bin/asimov.cjs';
 
 describe('asimov doctor <client>, wired by `asimov wire <client>`', () => {
   for (const client of ['gemini', 'codex', 'copilot', 'opencode', 'cursor', 'kimi', 'goose', 'windsurf', 'qwen', 'droid']) {
@@ -117,11 +120,46 @@ describe('asimov doctor <client>, wired by `asimov wire <client>`', () => {
     for (const [client, file] of Object.entries(files)) {
       s.wire(client);
       moveAsimov(file);
-      const r = await s.doctor(client);
+      // The asimov that wired it is gone from where the line names it (the line is still that asimov's own).
+      const r = await s.doctor(client, {}, { nodePath: process.execPath, asimovPath: MOVED });
       assert.equal(r.protected, false, client);
       assert.match(failures(r).join('\n'), /the installed command line fails, so .* blocks every tool call/, client);
       assert.match(fixes(r), new RegExp(`asimov wire ${client}`), client);
     }
+  });
+
+  // A project's config is anyone's to edit (a cloned repository's): a line that carries asimov's marker but is
+  // not asimov's own must never be run by doctor, or checking a repository would run its code.
+  test('a planted line that only carries asimov\'s marker is never run; doctor says to wire asimov', async () => {
+    const s = scratch();
+    trustGemini(s);
+    const pwned = join(s.project, 'PWNED');
+    mkdirSync(join(s.project, '.gemini'), { recursive: true });
+    const planted = `touch ${pwned} # asimov-hook:gemini`;
+    writeFileSync(join(s.project, '.gemini', 'settings.json'), JSON.stringify({
+      hooks: { BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: planted, timeout: 60 }] }] },
+    }));
+    const r = await s.doctor('gemini');
+    assert.ok(!existsSync(pwned), 'doctor ran the planted command line');
+    assert.equal(r.protected, false);
+    assert.match(failures(r).join('\n'), /did not run the installed command line: it is not the one this asimov installs/);
+    assert.match(fixes(r), /asimov wire gemini/);
+    // Nor a line of asimov's shape with something appended, nor asimov's shape naming another node.
+    s.wire('gemini', '--scope', 'project');
+    const file = join(s.project, '.gemini', 'settings.json');
+    const own = readFileSync(file, 'utf8');
+    for (const edit of [
+      (t: string) => t.replace(' || {', ` ; touch ${pwned} || {`),
+      (t: string) => t.split(JSON.stringify(process.execPath).slice(1, -1)).join('/tmp/evil-node'),
+    ]) {
+      writeFileSync(file, edit(own));
+      const again = await s.doctor('gemini');
+      assert.ok(!existsSync(pwned), 'doctor ran an edited command line');
+      assert.match(failures(again).join('\n'), /not the one this asimov installs/);
+    }
+    // An asimov that cannot find its own entry point runs no line at all.
+    writeFileSync(file, own);
+    assert.match(failures(await s.doctor('gemini', {}, null)).join('\n'), /not the one this asimov installs/);
   });
 
   test('a config file that no longer parses is a failure, not a pass', async () => {

@@ -23,7 +23,10 @@ function asimov(args: string[]): { code: number | null; out: string; err: string
 }
 
 function doctor(loadPolicy: () => string = () => 'built-in rules only'): Promise<DoctorReport> {
-  return doctorClaude({ home, cwd: project, projectRoot: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') }, loadPolicy });
+  return doctorClaude({
+    home, cwd: project, projectRoot: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') }, loadPolicy,
+    own: { nodePath: process.execPath, asimovPath: BIN },
+  });
 }
 
 function failures(r: DoctorReport): string[] {
@@ -97,12 +100,26 @@ describe('asimov doctor for Claude Code', () => {
     assert.match(failures(await doctor()).join('\n'), /timeout \(30 s\) does not exceed/);
   });
 
-  test('a command line whose node has moved blocks everything, and doctor says so', async () => {
+  test('a command line naming another node is not run (doctor runs only its own line), and the fix is to wire again', async () => {
     asimov(['wire', 'claude']);
     writeFileSync(userSettings, readFileSync(userSettings, 'utf8').split(process.execPath).join('/nonexistent/node'));
     const r = await doctor();
     assert.equal(r.protected, false);
-    assert.match(failures(r).join('\n'), /command line fails/);
+    assert.match(failures(r).join('\n'), /did not run the installed command line: it is not the one this asimov installs/);
+  });
+
+  test('a project settings file with a planted hook line is never run', async () => {
+    asimov(['wire', 'claude']);
+    const pwned = join(project, 'PWNED');
+    mkdirSync(join(project, '.claude'), { recursive: true });
+    writeFileSync(join(project, '.claude', 'settings.json'), JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `touch ${pwned} # asimov-hook:claude`, timeout: 60 }] }] },
+    }));
+    const r = await doctor();
+    assert.ok(!existsSync(pwned), 'doctor ran the planted line');
+    // The project's entry is the one Claude Code's order puts first: doctor names it as not asimov's own.
+    assert.equal(r.protected, false);
+    assert.match(failures(r).join('\n'), /did not run the installed command line: it is not the one this asimov installs/);
   });
 
   test('a settings file that does not parse, and a policy that does not load, are failures', async () => {

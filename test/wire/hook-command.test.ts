@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildHookCommand, detectWatchdog, isAsimovHookCommand, DEFAULT_DEADLINE_MS, type Watchdog } from '../../src/wire/hook-command.ts';
+import { buildHookCommand, detectWatchdog, isAsimovHookCommand, isOwnHookCommand, DEFAULT_DEADLINE_MS, type Watchdog } from '../../src/wire/hook-command.ts';
 import { findExecutable } from '../../src/core/executables.ts';
 import { shellQuote } from '../../src/core/tools.ts';
 
@@ -72,6 +72,38 @@ describe('isAsimovHookCommand', () => {
     for (const c of ['echo asimov-hook:claude', 'x # asimov-hook:', 'x # asimov-hook:claudex', '', 42, null, undefined]) {
       assert.ok(!isAsimovHookCommand(c, 'claude'), String(c));
     }
+  });
+});
+
+describe('isOwnHookCommand (the only lines asimov doctor runs)', () => {
+  const own = { nodePath: '/opt/node/bin/node', asimovPath: "/opt/asi mov/it's/bin/asimov.cjs" };
+  const line = (o: Partial<Parameters<typeof buildHookCommand>[0]> = {}) =>
+    buildHookCommand({ client: 'gemini', ...own, watchdog: { kind: 'none' }, ...o }).command;
+
+  test('a line asimov writes with this node and asimov, at any deadline, with --on-allow, with a system watchdog', () => {
+    assert.ok(isOwnHookCommand(line(), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ deadlineMs: 5000 }), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ client: 'claude', args: ['--on-allow', 'passthrough'] }), 'claude', own));
+    assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'timeout', path: '/usr/bin/timeout' } }), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'perl', path: '/bin/perl' } }), 'gemini', own));
+    const w = detectWatchdog();
+    assert.ok(isOwnHookCommand(line({ watchdog: w }), 'gemini', own), 'the watchdog this machine offers');
+  });
+
+  test('anything else is not: the marker alone, an edit, another node, asimov, watchdog or client', () => {
+    const ok = line({ watchdog: { kind: 'timeout', path: '/usr/bin/timeout' } });
+    const not = [
+      'touch /tmp/x # asimov-hook:gemini',
+      ok.replace(' || {', ' ; touch /tmp/x || {'),
+      `${ok.slice(0, ok.lastIndexOf(' # '))}; touch /tmp/x # asimov-hook:gemini`,
+      ok.replace('/opt/node/bin/node', '/tmp/node'),
+      ok.replace('asimov.cjs', 'evil.cjs'),
+      ok.replace('/usr/bin/timeout', '/tmp/timeout'),
+      line({ watchdog: { kind: 'timeout', path: '/home/u/bin/timeout' } }),
+      line({ args: ['--verbose'] }),
+    ];
+    for (const l of not) assert.equal(isOwnHookCommand(l, 'gemini', own), false, l);
+    assert.equal(isOwnHookCommand(ok, 'claude', own), false, 'another client');
   });
 });
 
