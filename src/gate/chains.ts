@@ -3,7 +3,7 @@
 // passes, exit 2 blocks with stderr as the reason. Anything else a chain does (another exit code, no
 // answer in time, a missing command) denies, unless the policy marked the chain optional.
 
-import { lazyChildProcess } from '../core/lazy.ts';
+import { BoundedOutput, runGroup } from '../core/run-group.ts';
 import type { ToolCall } from '../core/types.ts';
 import type { ChainSpec } from '../policy/layers.ts';
 
@@ -78,74 +78,34 @@ export async function runChains(chains: readonly ChainSpec[], payload: Record<st
  * One chain: `/bin/sh -c command` in its own process group, fed `stdin`. The group is killed when the
  * chain times out or is aborted, and also once the chain exits, so a chain leaves no process behind.
  */
-export function runChain(chain: ChainSpec, stdin: string, o: ChainRunOptions): Promise<ChainResult> {
+export async function runChain(chain: ChainSpec, stdin: string, o: ChainRunOptions): Promise<ChainResult> {
   const budget = Math.min(chain.timeoutMs, o.deadline !== undefined ? o.deadline - Date.now() : Infinity);
   const cutByDeadline = budget < chain.timeoutMs;
   const timeoutText = cutByDeadline ? 'before the decision was due' : `within ${chain.timeoutMs} ms`;
-  if (budget <= 0) return Promise.resolve({ kind: 'failed', code: 'chain_timeout', detail: `it could not run ${timeoutText}` });
-  if (o.signal?.aborted) return Promise.resolve({ kind: 'failed', code: 'chain_aborted', detail: 'the decision was abandoned before it ran' });
+  if (budget <= 0) return { kind: 'failed', code: 'chain_timeout', detail: `it could not run ${timeoutText}` };
+  if (o.signal?.aborted) return { kind: 'failed', code: 'chain_aborted', detail: 'the decision was abandoned before it ran' };
 
-  return new Promise<ChainResult>((settleWith) => {
-    const stdout = new Bounded(MAX_STDOUT_BYTES);
-    const stderr = new Bounded(MAX_STDERR_BYTES);
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let done = false;
-    let timer: NodeJS.Timeout | undefined;
-
-    const child = lazyChildProcess().spawn('/bin/sh', ['-c', chain.command], {
-      cwd: o.cwd,
-      env: { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot },
-      detached: true, // its own process group (and session), so the whole tree can be killed at once
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const killGroup = () => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    };
-    const onAbort = () => {
-      killGroup();
-      settle({ kind: 'failed', code: 'chain_aborted', detail: 'the decision was abandoned while it ran' });
-    };
-    const settle = (r: ChainResult) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      settleWith(r);
-    };
-
-    child.stdout?.on('data', (b: Buffer) => stdout.add(b));
-    child.stderr?.on('data', (b: Buffer) => stderr.add(b));
-    child.stdin?.on('error', () => {}); // EPIPE: a chain need not read its input
-    child.stdin?.end(stdin);
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      settle({ kind: 'failed', code: 'chain_missing', detail: `it could not be started (${e.code ?? e.message})` });
-    });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      // Whatever it left running in the background goes too (and stops holding the pipes open).
-      killGroup();
-    });
-    child.on('close', () => {
-      if (exit) settle(interpret(exit, stdout, stderr));
-    });
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    timer = setTimeout(() => {
-      // Exited, but a process that left the group still holds a pipe: the exit status is the answer.
-      if (exit) return settle(interpret(exit, stdout, stderr));
-      killGroup();
-      settle({ kind: 'failed', code: 'chain_timeout', detail: `it did not answer ${timeoutText}` });
-    }, budget);
+  const stdout = new BoundedOutput(MAX_STDOUT_BYTES, 'head');
+  const stderr = new BoundedOutput(MAX_STDERR_BYTES, 'head');
+  const run = await runGroup({
+    file: '/bin/sh',
+    args: ['-c', chain.command],
+    cwd: o.cwd,
+    env: { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot },
+    stdin,
+    stdout,
+    stderr,
+    timeoutMs: budget,
+    killGraceMs: 0, // the decision is waiting: no grace
+    signal: o.signal,
   });
+  if (run.spawnError) return { kind: 'failed', code: 'chain_missing', detail: `it could not be started (${run.spawnError.code ?? run.spawnError.message})` };
+  if (run.aborted) return { kind: 'failed', code: 'chain_aborted', detail: 'the decision was abandoned while it ran' };
+  if (run.timedOut) return { kind: 'failed', code: 'chain_timeout', detail: `it did not answer ${timeoutText}` };
+  return interpret({ code: run.exitCode, signal: run.signal }, stdout, stderr);
 }
 
-function interpret(exit: { code: number | null; signal: NodeJS.Signals | null }, stdout: Bounded, stderr: Bounded): ChainResult {
+function interpret(exit: { code: number | null; signal: NodeJS.Signals | null }, stdout: BoundedOutput, stderr: BoundedOutput): ChainResult {
   const errText = cleanReason(stderr.text());
   if (exit.code === 0) return fromJsonAnswer(stdout);
   if (exit.code === 2) return { kind: 'block', reason: errText };
@@ -161,10 +121,10 @@ function interpret(exit: { code: number | null; signal: NodeJS.Signals | null },
  * `continue: false`) blocks and `ask` asks, so a hook written for Claude Code keeps its meaning here;
  * `allow` adds nothing, since a chain can only tighten. Any other output is no opinion.
  */
-function fromJsonAnswer(stdout: Bounded): ChainResult {
+function fromJsonAnswer(stdout: BoundedOutput): ChainResult {
   const text = stdout.text().trim();
   if (!text.startsWith('{')) return { kind: 'pass' };
-  if (stdout.overflowed) return { kind: 'failed', code: 'chain_failed', detail: `its JSON answer is larger than ${MAX_STDOUT_BYTES} bytes` };
+  if (stdout.dropped > 0) return { kind: 'failed', code: 'chain_failed', detail: `its JSON answer is larger than ${MAX_STDOUT_BYTES} bytes` };
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -186,26 +146,4 @@ function fromJsonAnswer(stdout: Bounded): ChainResult {
 export function cleanReason(text: string): string {
   const t = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '').trim();
   return t.length > MAX_CHAIN_REASON_CHARS ? `${t.slice(0, MAX_CHAIN_REASON_CHARS)}…` : t;
-}
-
-/** The first `limit` bytes of a stream; the rest is counted and dropped. */
-class Bounded {
-  private readonly parts: Buffer[] = [];
-  private size = 0;
-  overflowed = false;
-
-  constructor(private readonly limit: number) {}
-
-  add(b: Buffer): void {
-    const room = this.limit - this.size;
-    if (b.length > room) this.overflowed = true;
-    if (room <= 0) return;
-    const part = b.length > room ? b.subarray(0, room) : b;
-    this.parts.push(part);
-    this.size += part.length;
-  }
-
-  text(): string {
-    return Buffer.concat(this.parts, this.size).toString('utf8');
-  }
 }

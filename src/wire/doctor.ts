@@ -5,11 +5,11 @@
 // Also what every client's check shares (the other clients are in doctor-hooks.ts): running an installed
 // command line on a dangerous and an everyday call, the policy check, and the verdict.
 
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 import { isPlainObject } from '../core/json.ts';
+import { BoundedOutput, runGroup } from '../core/run-group.ts';
 import { claudeProtocol } from '../adapters/claude.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'info';
@@ -274,22 +274,21 @@ function reasonOf(stdout: string): string {
   }
 }
 
-/** Runs a command line as clients run hooks: through a shell, in the project, payload on stdin. */
-export function runThroughShell(command: string, input: string, timeoutMs: number, cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
-  return new Promise((resolveRun) => {
-    const start = performance.now();
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (e) => { stderr += e.message; });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr, ms: performance.now() - start });
-    });
-    child.stdin.on('error', () => { /* the command may exit before reading */ });
-    child.stdin.end(input);
-  });
+/** What doctor keeps of an installed line's output: far more than a hook replies, far less than a runaway line prints. */
+const MAX_RUN_OUTPUT_BYTES = 256 * 1024;
+
+/**
+ * Runs a command line as clients run hooks: through a shell, in the project, payload on stdin. In its own
+ * process group, killed at the timeout and once the shell exits, so a line that leaves a process behind
+ * neither survives doctor nor holds it; the output is bounded (head and tail: a watchdog's message comes last).
+ */
+export async function runThroughShell(command: string, input: string, timeoutMs: number, cwd: string, env: NodeJS.ProcessEnv): Promise<CommandRun> {
+  const start = performance.now();
+  const stdout = new BoundedOutput(MAX_RUN_OUTPUT_BYTES);
+  const stderr = new BoundedOutput(MAX_RUN_OUTPUT_BYTES);
+  const r = await runGroup({ file: '/bin/sh', args: ['-c', command], cwd, env, stdin: input, stdout, stderr, timeoutMs, killGraceMs: 0 });
+  const ms = performance.now() - start;
+  // A shell that did not start: the code Node's 'close' gives then (the negative errno), as doctor always showed.
+  if (r.spawnError) return { code: r.spawnError.errno ?? null, stdout: '', stderr: r.spawnError.message, ms };
+  return { code: r.exitCode, stdout: stdout.text(), stderr: stderr.text(), ms };
 }
