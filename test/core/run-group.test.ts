@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoundedOutput, runGroup, type GroupRunOptions } from '../../src/core/run-group.ts';
+import { gone, waitGone } from '../helpers/processes.ts';
 
 let dir = '';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent-home' };
@@ -24,20 +25,6 @@ function sh(line: string, o: Partial<GroupRunOptions> = {}) {
   });
 }
 
-/** True once the process is gone (no such pid, or a zombie waiting for a reaper that is not us). */
-function gone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-async function waitGone(pid: number): Promise<void> {
-  for (let i = 0; i < 500 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(gone(pid), `process ${pid} is still alive`);
-}
 
 /** The pid a command line wrote to `file` (the line waits for the file itself, so it is there once the run ends). */
 function pidIn(file: string): number {

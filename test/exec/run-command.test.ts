@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoundedOutput, runCommand } from '../../src/exec/run-command.ts';
+import { gone, waitGone } from '../helpers/processes.ts';
 
 let dir = '';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent-home' };
@@ -16,25 +17,6 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** True once the process is gone (no such pid, or a zombie waiting for a reaper that is not us). */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-async function waitGone(pid: number): Promise<void> {
-  for (let i = 0; i < 500 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(gone(pid), `process ${pid} is still alive`);
-}
 
 async function readPid(file: string): Promise<number> {
   for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));

@@ -20,6 +20,7 @@ import type { Decision } from '../../../src/core/types.ts';
 import { inspectTool, isBlocking, type ToolDef } from '../../../src/adapters/mcp/poison.ts';
 import { makeScratch, runClaude } from '../../helpers/claude-cli.ts';
 import { startAnthropicServer } from '../../helpers/anthropic-server.ts';
+import { gone } from '../../helpers/processes.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
@@ -36,20 +37,6 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return { texts: content.map((c) => c.text ?? ''), isError: r.isError === true };
 }
 
-/** True once the process is gone (no such pid, or a zombie not yet reaped by init). */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
 
 async function waitPid(file: string): Promise<number> {
   for (let i = 0; i < 1000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
