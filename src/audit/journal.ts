@@ -28,6 +28,9 @@ import { createAuditWriter, type AuditWriter } from './writer.ts';
 /** `<pid>-<random>.jsonl`, or `….claim-<pid>` while a later process moves a dead one's records. */
 const JOURNAL_NAME = /^(\d+)-[0-9a-f]+\.jsonl(?:\.claim-(\d+))?$/;
 
+/** A journal left behind larger than this is set aside for a person rather than read into memory. */
+const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
+
 /** How much of the log's end is read for the ids of records that arrived before their writer died. */
 const RECOVERY_TAIL_BYTES = 8 * 1024 * 1024;
 
@@ -199,6 +202,13 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
       if (errnoOf(e) === 'ENOENT') continue; // another process claimed it first
       throw e;
     }
+    // Only a regular file of a sane size is read: a FIFO would hang the proxy, a huge file exhaust it.
+    const st = lstatSync(claimed);
+    if (!st.isFile() || st.size > MAX_JOURNAL_BYTES) {
+      o.log?.(`${claimed} is ${st.isFile() ? `larger than ${MAX_JOURNAL_BYTES} bytes` : 'not a regular file'}; set aside, not moved into the audit log`);
+      renameSync(claimed, `${claimed}.unreadable`);
+      continue;
+    }
     const { drafts, unreadable } = readJournal(claimed);
     if (unreadable > 0) o.log?.(`${unreadable} unreadable line(s) in ${claimed} were not moved into the audit log`);
     inLog ??= decisionIdsNearEnd(writer.path);
@@ -339,6 +349,11 @@ export function journalSummary(logPath: string): JournalSummary {
     }
     if (!JOURNAL_NAME.test(name)) continue;
     try {
+      const st = lstatSync(join(dir, name));
+      if (!st.isFile() || st.size > MAX_JOURNAL_BYTES) {
+        summary.unreadable.push(join(dir, name));
+        continue;
+      }
       const { drafts } = readJournal(join(dir, name));
       summary.files++;
       summary.records += drafts.length;

@@ -216,6 +216,18 @@ describe('taking over the journal of a process that died', () => {
     assert.equal(recoverJournals(writer), 0, 'nothing is taken over twice');
   });
 
+  test('something that is not a regular file where a journal goes (a FIFO) is set aside, never read', () => {
+    const path = logIn();
+    const writer = createAuditWriter({ path })!;
+    mkdirSync(journalDirOf(path), { recursive: true, mode: 0o700 });
+    const fifo = join(journalDirOf(path), `${deadPid()}-0f0f0f.jsonl`);
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const said: string[] = [];
+    assert.equal(recoverJournals(writer, { log: (l) => said.push(l) }), 0);
+    assert.match(said.join('\n'), /not a regular file; set aside/);
+    assert.deepEqual(readdirSync(journalDirOf(path)).filter((n) => n.endsWith('.unreadable')).length, 1);
+  });
+
   test('a journal claimed by a process that then died is claimed again', () => {
     const path = logIn();
     const writer = createAuditWriter({ path })!;
