@@ -245,7 +245,11 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
   if (!o.uninstall && !o.dryRun) {
     out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
     // Each tool call starts a hook process; the resident daemon makes that start about twice as fast.
-    if (tierOf(t) === 1) out.push('  optional: `asimov daemon start` (e.g. from your login profile) makes each hook call start faster; docs/daemon.md');
+    if (tierOf(t) === 1) {
+      // Claude Code's own note names doctor already.
+      if (t.client !== 'claude') out.push(`  check it: \`asimov doctor ${t.client}\` runs the installed hook here and says whether ${t.client} is protected`);
+      out.push('  optional: `asimov daemon start` (e.g. from your login profile) makes each hook call start faster; docs/daemon.md');
+    }
   }
   io.out(`${out.join('\n')}\n`);
   if (noWatchdog) {

@@ -98,6 +98,13 @@ describe('asimov doctor <client>, wired by `asimov wire <client>`', () => {
     });
   }
 
+  test('`asimov wire <client>` ends by naming `asimov doctor <client>`', () => {
+    const s = scratch();
+    const r = spawnSync(process.execPath, [BIN, 'wire', 'codex'], { cwd: s.project, encoding: 'utf8', env: s.env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /check it: `asimov doctor codex` runs the installed hook here/);
+  });
+
   test('uninstalled: NOT PROTECTED, and the fix is to run wire', async () => {
     const s = scratch();
     s.wire('copilot');
