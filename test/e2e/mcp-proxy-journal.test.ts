@@ -1,7 +1,8 @@
-// The proxy's audit journal (src/audit/journal.ts) with real processes: a call is decided and journaled before
-// it goes upstream, and the proxy is killed (SIGKILL) while the upstream still works on it, so its record never
-// reached the shared log. The next proxy to start takes the journal over: the record lands in the log once, the
-// chain stays intact, and no journal is left behind.
+// The proxy's audit journal (src/audit/journal.ts) with real processes. Calls at once through two proxies that
+// share one log: every record lands once, in one intact chain. And a call decided and journaled before it goes
+// upstream, whose proxy is killed (SIGKILL) while the upstream still works on it, so its record never reached
+// the shared log: the next proxy to start takes the journal over, the record lands in the log once, the chain
+// stays intact, and no journal is left behind.
 
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,28 @@ function journalRecords(dir: string): Array<{ decision_id: string; client_tool: 
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
 }
+
+test('50 calls at once through one proxy, beside a second proxy: every record in the log once, one intact chain', async () => {
+  const t = makeProxyScratch('asimov-proxy-journal-burst-');
+  try {
+    const upstream = [process.execPath, EVERYTHING, 'stdio'];
+    const [a, b] = await Promise.all([connectProxy(t, upstream), connectProxy(t, upstream)]);
+    try {
+      const calls = Array.from({ length: 50 }, (_, i) => (i % 5 === 4 ? b : a).client.callTool({ name: 'echo', arguments: { message: `burst-${i}` } }));
+      for (const r of await Promise.all(calls)) assert.notEqual(r.isError, true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+    const lines = await auditLinesWith(t.audit, ...Array.from({ length: 50 }, (_, i) => (l: any) => l.input?.message === `burst-${i}`));
+    const ids = lines.map((l) => l.decision_id);
+    assert.equal(new Set(ids).size, ids.length, 'no record written twice');
+    assert.equal(lines.filter((l) => String(l.input?.message).startsWith('burst-')).length, 50);
+    assert.deepEqual(verifyLog(t.audit), { ok: true, lines: lines.length });
+    assert.deepEqual(journalRecords(`${t.audit}.journal`), [], 'both proxies emptied their journals on close');
+  } finally {
+    t.cleanup();
+  }
+});
 
 test('a proxy killed while a call is upstream: its journaled record reaches the log through the next proxy, once', async () => {
   s = makeProxyScratch('asimov-proxy-journal-');
