@@ -91,6 +91,8 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
   const onSignal = (): void => stop.abort();
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // A closed terminal: stop the same orderly way, so journaled audit records reach the log before exit.
+  process.once('SIGHUP', onSignal);
   const onStdoutError = (): void => stop.abort();
   process.stdout.on('error', onStdoutError);
   try {
@@ -101,6 +103,7 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
+    process.off('SIGHUP', onSignal);
     process.stdout.off('error', onStdoutError);
     audit?.close();
     restore();

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verifyLog } from '../../src/audit/verify.ts';
+import { gone } from '../helpers/processes.ts';
 import { EVERYTHING, auditLines, auditLinesWith, connectProxy, makeProxyScratch, waitFor, type ProxyScratch } from '../helpers/mcp-proxy.ts';
 
 let s: ProxyScratch | undefined;
@@ -42,6 +43,27 @@ test('50 calls at once through one proxy, beside a second proxy: every record in
     t.cleanup();
   }
 });
+
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  test(`${signal} stops the proxy in order: its records are in the log and its journal is gone`, async () => {
+    const t = makeProxyScratch(`asimov-proxy-journal-${signal.toLowerCase()}-`);
+    try {
+      const p = await connectProxy(t, [process.execPath, EVERYTHING, 'stdio']);
+      const r = await p.client.callTool({ name: 'echo', arguments: { message: signal } });
+      assert.notEqual(r.isError, true);
+      const pid = p.transport.pid;
+      assert.ok(pid, 'the proxy\'s pid');
+      process.kill(pid, signal);
+      await waitFor(() => gone(pid), `the proxy to exit on ${signal}`);
+      await p.close().catch(() => {});
+      await auditLinesWith(t.audit, (l) => l.input?.message === signal);
+      assert.deepEqual(journalRecords(`${t.audit}.journal`), []);
+      assert.ok(!existsSync(`${t.audit}.journal`) || readdirSync(`${t.audit}.journal`).length === 0, 'no journal file left');
+    } finally {
+      t.cleanup();
+    }
+  });
+}
 
 test('a proxy killed while a call is upstream: its journaled record reaches the log through the next proxy, once', async () => {
   s = makeProxyScratch('asimov-proxy-journal-');
