@@ -7,9 +7,10 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { runCli } from '../helpers/run-cli.ts';
 import { makeScratch } from '../helpers/claude-cli.ts';
 import { startCodexModelServer, type CodexStep } from '../helpers/codex-model-server.ts';
 
@@ -40,20 +41,8 @@ function runCodex(baseUrl: string): Promise<CodexRun> {
     'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox',
     '-c', `model_providers.scripted.base_url="${baseUrl}"`, 'do the task',
   ];
-  return new Promise((resolveRun, reject) => {
-    // stdin closed: `codex exec` otherwise waits to read more of the prompt from it.
-    const child = spawn(CODEX_BIN, args, { cwd: s.project, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveRun({ code, stdout, stderr });
-    });
-  });
+  // stdin closed (runCli's default): `codex exec` otherwise waits to read more of the prompt from it.
+  return runCli(CODEX_BIN, args, { cwd: s.project, env: baseEnv(), timeoutMs: RUN_TIMEOUT_MS });
 }
 
 /** One scripted session; returns the run and what each scripted call's output was, by step. */

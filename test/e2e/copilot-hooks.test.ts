@@ -8,10 +8,11 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runCli } from '../helpers/run-cli.ts';
 import { startCopilotModelServer, toolCallId, type ChatScriptStep } from '../helpers/copilot-model-server.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -56,13 +57,7 @@ async function session(steps: ChatScriptStep[], o: { allowAllTools: boolean }) {
       npm_config_update_notifier: 'false',
     };
     const args = ['-p', 'do the task', '--output-format', 'json', ...(o.allowAllTools ? ['--allow-all-tools'] : [])];
-    const child = spawn(COPILOT, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stderr = '';
-    child.stdout.resume();
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, RUN_TIMEOUT_MS);
-    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
-    clearTimeout(timer);
+    const { code, stderr } = await runCli(COPILOT, args, { cwd: project, env, timeoutMs: RUN_TIMEOUT_MS });
     const results = server.toolResults();
     const byStep = (i: number): string => {
       const r = results.get(toolCallId(i));

@@ -7,22 +7,16 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from '../helpers/run-cli.ts';
 import { startAnthropicServer } from '../helpers/anthropic-server.ts';
 import { runClaude } from '../helpers/claude-cli.ts';
 import { BIN, COMMANDS, EVERYTHING, INSPECTOR, makeProxyScratch, proxyEnv, type ProxyScratch } from '../helpers/mcp-proxy.ts';
 
-function run(cmd: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
-    child.once('close', (code) => resolve({ code, out, err }));
-  });
+async function run(cmd: string, args: string[], o: { cwd: string; env: Record<string, string> }): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runCli(cmd, args, o);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('MCP Inspector CLI through the proxy', () => {

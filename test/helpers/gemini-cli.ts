@@ -5,9 +5,9 @@
 // for JSON, and retries with back-off for over a minute on the scripted text); so its own confirmations
 // approve everything: only asimov stands in the way.
 
-import { spawn } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { runCli } from './run-cli.ts';
 import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from './gemini-server.ts';
 
 export const GEMINI_BIN = realpathSync(resolve(import.meta.dirname, '../../node_modules/.bin/gemini'));
@@ -22,7 +22,7 @@ export interface GeminiSessionOptions {
 }
 
 /** One headless session against a server already started. */
-export function runGemini(baseUrl: string, o: GeminiSessionOptions): Promise<GeminiRun> {
+export async function runGemini(baseUrl: string, o: GeminiSessionOptions): Promise<GeminiRun> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: o.home,
@@ -36,22 +36,10 @@ export function runGemini(baseUrl: string, o: GeminiSessionOptions): Promise<Gem
     ...o.env,
   };
   mkdirSync(env.TMPDIR!, { recursive: true });
-  const child = spawn(process.execPath, [GEMINI_BIN, '-p', 'do the task', '--yolo', '--output-format', 'json', '-m', 'gemini-2.5-flash'], {
-    cwd: o.project, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  const r = await runCli(process.execPath, [GEMINI_BIN, '-p', 'do the task', '--yolo', '--output-format', 'json', '-m', 'gemini-2.5-flash'], {
+    cwd: o.project, env, timeoutMs: RUN_TIMEOUT_MS,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout += c; });
-  child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr += c; });
-  const kill = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } };
-  const timer = setTimeout(() => { stderr += '\n[test] timed out; killed the process group\n'; kill(); }, RUN_TIMEOUT_MS);
-  return new Promise((resolveRun) => {
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      kill();
-      resolveRun({ code, stdout, stderr });
-    });
-  });
+  return { code: r.code, stdout: r.stdout, stderr: r.timedOut ? `${r.stderr}\n[test] timed out; killed the process group\n` : r.stderr };
 }
 
 /** Runs a script of tool calls (then "done"); returns the run, the tool results in order, and the tools offered. */
