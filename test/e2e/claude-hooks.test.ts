@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { startAnthropicServer, type ScriptStep } from '../helpers/anthropic-server.ts';
+import { startAnthropicServer, stepToolResult, type ScriptStep } from '../helpers/anthropic-server.ts';
 import { makeScratch, runClaude, runClaudeStream, WEBFETCH_DIRECT_SETTINGS, type ClaudeRunResult } from '../helpers/claude-cli.ts';
 import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-proxy.ts';
 
@@ -39,11 +39,7 @@ async function session(steps: ScriptStep[], o: { home?: string; allowedTools?: s
       env: { ASIMOV_AUDIT_LOG: auditLog, ...o.env },
     });
     const results = server.allToolResults();
-    const byStep = (i: number) => {
-      const r = results.find((x) => x.tool_use_id === `toolu_${i}_0`);
-      assert.ok(r, `no tool_result for step ${i}; run: ${runInfo(run)}`);
-      return r;
-    };
+    const byStep = (i: number) => stepToolResult(results, i, `run: ${runInfo(run)}`);
     return { run, byStep };
   } finally {
     await server.close();

@@ -6,6 +6,7 @@
 // (titles, summaries: requests without tools) the client interleaves. Tests that need more (errors, hangs,
 // malformed replies, per-request counters) take over with `onRequest`.
 
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenLoopback, readBody } from './loopback-http.ts';
 
@@ -243,4 +244,14 @@ export async function startAnthropicServer(opts: AnthropicServerOptions = {}): P
       await loopback.close();
     },
   };
+}
+
+/**
+ * The tool_result for the first tool call of script step `step` (the server names it `toolu_<step>_0`); fails
+ * the test, with `context` (what the client run printed), when the client sent none back.
+ */
+export function stepToolResult(results: readonly ToolResult[], step: number, context: string): ToolResult {
+  const r = results.find((x) => x.tool_use_id === `toolu_${step}_0`);
+  assert.ok(r, `no tool_result for step ${step}; ${context}`);
+  return r;
 }

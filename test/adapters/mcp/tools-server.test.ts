@@ -19,7 +19,7 @@ import { recordApproval } from '../../../src/gate/hook-approvals.ts';
 import type { Decision } from '../../../src/core/types.ts';
 import { inspectTool, isBlocking, type ToolDef } from '../../../src/adapters/mcp/poison.ts';
 import { makeScratch, runClaude } from '../../helpers/claude-cli.ts';
-import { startAnthropicServer } from '../../helpers/anthropic-server.ts';
+import { startAnthropicServer, stepToolResult } from '../../helpers/anthropic-server.ts';
 import { gone } from '../../helpers/processes.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -469,11 +469,7 @@ test('the real Claude Code CLI, its own tools switched off, works through the ga
     });
     assert.equal(run.code, 0, `exit ${run.code}: ${run.stderr.slice(0, 400)}`);
     const results = model.allToolResults();
-    const step = (i: number) => {
-      const r = results.find((x) => x.tool_use_id === `toolu_${i}_0`);
-      assert.ok(r, `no tool_result for step ${i}: ${JSON.stringify(results)}`);
-      return r;
-    };
+    const step = (i: number) => stepToolResult(results, i, JSON.stringify(results));
     // Claude Code's own shell and file tools were not offered. (2.1.330 defers MCP tools behind its ToolSearch
     // tool rather than listing them; a call to one works all the same.)
     const offered = (model.mainRequests()[0]!.body.tools as Array<{ name: string }>).map((t) => t.name);
@@ -522,11 +518,7 @@ test('the real Claude Code CLI with asimov\'s hook AND the gated tools: the hook
     });
     assert.equal(run.code, 0, `exit ${run.code}: ${run.stderr.slice(0, 400)}`);
     const results = model.allToolResults();
-    const step = (i: number) => {
-      const r = results.find((x) => x.tool_use_id === `toolu_${i}_0`);
-      assert.ok(r, `no tool_result for step ${i}: ${JSON.stringify(results)}`);
-      return r;
-    };
+    const step = (i: number) => stepToolResult(results, i, JSON.stringify(results));
     // The everyday command: allowed by the hook (so Claude Code did not even ask), run by the tools.
     assert.equal(step(0).is_error, false, step(0).text);
     assert.equal(readFileSync(join(s.project, 'guarded.txt'), 'utf8'), 'twice-guarded\n');
