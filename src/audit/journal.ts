@@ -14,7 +14,7 @@
 // moves its records into the log, skipping any that had already arrived there (by decision id).
 
 import {
-  closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, readFileSync, renameSync,
+  constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync,
   unlinkSync, writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { AsimovError, describeError, errnoOf } from '../core/errors.ts';
 import { lazyCrypto } from '../core/lazy.ts';
 import type { AuditEventDraft } from './event.ts';
 import { journalDirOf, resolveAuditPath } from './paths.ts';
-import { createAuditWriter, type AuditWriter } from './writer.ts';
+import { closeQuiet, createAuditWriter, readAt, type AuditWriter } from './writer.ts';
 
 
 /** `<pid>-<random>.jsonl`, or `….claim-<pid>` while a later process moves a dead one's records. */
@@ -115,7 +115,7 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
         ftruncateSync(fd, 0);
       } catch {
         // A journal that cannot be emptied is abandoned; the next record starts a new one.
-        closeQuietly(fd);
+        closeQuiet(fd);
         fd = null;
         unlinkQuietly(journalPath);
       }
@@ -128,7 +128,7 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
     closed = true;
     process.off('exit', onExit);
     if (fd !== null) {
-      closeQuietly(fd);
+      closeQuiet(fd);
       fd = null;
       if (pending.length === 0) unlinkQuietly(journalPath);
     }
@@ -255,16 +255,9 @@ function decisionIdsNearEnd(logPath: string): Set<string> {
   try {
     const size = fstatSync(fd).size;
     const length = Math.min(size, RECOVERY_TAIL_BYTES);
-    const buf = Buffer.alloc(length);
-    let off = 0;
-    while (off < length) {
-      const n = readSync(fd, buf, off, length - off, size - length + off);
-      if (n === 0) break;
-      off += n;
-    }
-    for (const m of buf.subarray(0, off).toString('utf8').matchAll(/"decision_id":"([^"\\]*)"/g)) ids.add(m[1]!);
+    for (const m of readAt(fd, size - length, length).toString('utf8').matchAll(/"decision_id":"([^"\\]*)"/g)) ids.add(m[1]!);
   } finally {
-    closeQuietly(fd);
+    closeQuiet(fd);
   }
   return ids;
 }
@@ -278,13 +271,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Nothing to release.
-  }
-}
 
 function unlinkQuietly(path: string): void {
   try {

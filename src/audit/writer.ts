@@ -102,7 +102,8 @@ interface OpenLog {
 const openLogs = new Map<string, OpenLog>();
 const MAX_OPEN_LOGS = 4;
 
-function closeQuiet(fd: number): void {
+/** Closes a descriptor that may already be unusable; there is nothing to release then. */
+export function closeQuiet(fd: number): void {
   try {
     closeSync(fd);
   } catch {
@@ -231,7 +232,8 @@ interface Tail {
   needsNewline: boolean;
 }
 
-function readAt(fd: number, position: number, length: number): Buffer {
+/** Up to `length` bytes at `position` (fewer at the end of the file). */
+export function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
   let off = 0;
   while (off < length) {
