@@ -11,7 +11,7 @@ import { clientCaveats, type WiredFile } from './doctor-caveats.ts';
 import {
   hasWatchdog, policyCheck, reportOf, runCommandLine, type DoctorCheck, type DoctorOptions, type DoctorReport,
 } from './doctor.ts';
-import { buildHookCommand, DEFAULT_DEADLINE_MS } from './hook-command.ts';
+import { clientTimeoutSecFor, DEFAULT_DEADLINE_MS, hookDeadlineMs } from './hook-command.ts';
 import { tierOf, wireTargetsOf } from './targets.ts';
 import { readTextFile, resolveTarget } from './write-file.ts';
 
@@ -109,11 +109,5 @@ function notWired(client: string, label: string, scopes: ScopeStatus[], others: 
  * kill plus a margin), so that doctor waits as long as the client would.
  */
 function clientTimeoutMs(command: string): number {
-  const m = /--deadline-ms (\d+)/.exec(command);
-  const deadlineMs = m ? Number(m[1]) : DEFAULT_DEADLINE_MS;
-  try {
-    return buildHookCommand({ client: 'x', nodePath: '/n', asimovPath: '/a', deadlineMs, watchdog: { kind: 'none' } }).clientTimeoutSec * 1000;
-  } catch {
-    return buildHookCommand({ client: 'x', nodePath: '/n', asimovPath: '/a', watchdog: { kind: 'none' } }).clientTimeoutSec * 1000;
-  }
+  return clientTimeoutSecFor(hookDeadlineMs(command) ?? DEFAULT_DEADLINE_MS) * 1000;
 }

@@ -6,7 +6,7 @@
 // command line on a dangerous and an everyday call, the policy check, and the verdict.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
+import { hookDeadlineMs, isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 import { isPlainObject } from '../core/json.ts';
 import { BoundedOutput, runGroup } from '../core/run-group.ts';
@@ -169,8 +169,7 @@ export function reportOf(client: string, label: string, checks: DoctorCheck[]): 
 /** Runs the installed command line twice, as Claude Code would: a call it must deny and one it must not. */
 async function checkCommandLine(hook: FoundHook, o: DoctorOptions): Promise<DoctorCheck[]> {
   const out: DoctorCheck[] = [];
-  const deadline = /--deadline-ms (\d+)/.exec(hook.command);
-  const deadlineMs = deadline ? Number(deadline[1]) : null;
+  const deadlineMs = hookDeadlineMs(hook.command);
   if (deadlineMs !== null && hook.timeoutSec * 1000 <= deadlineMs + 2000) {
     out.push({
       status: 'fail',

@@ -52,7 +52,7 @@ export function buildHookCommand(o: HookCommandOptions): HookCommand {
   if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 600_000) {
     throw new Error(`the hook deadline must be a whole number of milliseconds from 100 to 600000, got ${deadlineMs}`);
   }
-  const killAfterSec = Math.ceil((deadlineMs + WATCHDOG_GRACE_MS) / 1000);
+  const killAfterSec = watchdogKillSec(deadlineMs);
   const asimov = [o.nodePath, o.asimovPath, 'hook', o.client, '--deadline-ms', String(deadlineMs), ...(o.args ?? [])];
   let prefix: string[] = [];
   if (o.watchdog.kind === 'timeout') prefix = [o.watchdog.path, '-s', 'KILL', String(killAfterSec)];
@@ -63,7 +63,23 @@ export function buildHookCommand(o: HookCommandOptions): HookCommand {
   // is a failure (node or asimov missing, a crash, the watchdog's kill) and gets a reason of its own.
   const onFailure = `{ s=$?; [ $s -eq 2 ] || echo "asimov: the ${o.client} hook failed (exit $s), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
   const command = `${words} || ${onFailure} # ${HOOK_MARKER}${o.client}`;
-  return { command, clientTimeoutSec: killAfterSec + CLIENT_TIMEOUT_MARGIN_S, deadlineMs };
+  return { command, clientTimeoutSec: clientTimeoutSecFor(deadlineMs), deadlineMs };
+}
+
+/** When the watchdog kills asimov: its deadline plus the time to write the deny reply, in whole seconds. */
+function watchdogKillSec(deadlineMs: number): number {
+  return Math.ceil((deadlineMs + WATCHDOG_GRACE_MS) / 1000);
+}
+
+/** The timeout a client is given for a hook with this deadline, in seconds: past the watchdog's kill. */
+export function clientTimeoutSecFor(deadlineMs: number): number {
+  return watchdogKillSec(deadlineMs) + CLIENT_TIMEOUT_MARGIN_S;
+}
+
+/** The `--deadline-ms` a hook command line names (buildHookCommand writes it unquoted), or null. */
+export function hookDeadlineMs(line: string): number | null {
+  const m = /--deadline-ms (\d{1,9})(?= |$)/.exec(line);
+  return m ? Number(m[1]) : null;
 }
 
 /** Whether a hook command line is one of asimov's (for the given client, or any). */
@@ -102,14 +118,14 @@ export interface OwnInstall {
  */
 export function isOwnHookCommand(line: string, client: string, own: OwnInstall, env: NodeJS.ProcessEnv = process.env): boolean {
   if (!isAsimovHookCommand(line, client)) return false;
-  const deadline = /--deadline-ms '?(\d{1,6})'? /.exec(line);
+  const deadlineMs = hookDeadlineMs(line);
   const onAllow = /--on-allow '?([A-Za-z-]{1,20})'? /.exec(line);
   const args = onAllow ? ['--on-allow', onAllow[1]!] : [];
   for (const watchdog of watchdogsOf(line, env)) {
     try {
       const built = buildHookCommand({
         client, nodePath: own.nodePath, asimovPath: own.asimovPath, args, watchdog,
-        ...(deadline ? { deadlineMs: Number(deadline[1]) } : {}),
+        ...(deadlineMs !== null ? { deadlineMs } : {}),
       });
       if (built.command === line) return true;
     } catch {
