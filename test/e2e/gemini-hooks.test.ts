@@ -8,11 +8,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { GeminiScriptStep } from '../helpers/gemini-server.ts';
-import { geminiRunInfo, geminiSession, responseText } from '../helpers/gemini-cli.ts';
+import { geminiRunInfo, geminiScratch, geminiSession, responseText } from '../helpers/gemini-cli.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
@@ -26,18 +25,7 @@ const info = geminiRunInfo;
 const text = responseText;
 
 before(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-e2e-gemini-')));
-  home = join(root, 'home');
-  project = join(root, 'project');
-  mkdirSync(join(home, '.gemini'), { recursive: true });
-  mkdirSync(join(home, 'notes'), { recursive: true });
-  mkdirSync(join(project, '.git'), { recursive: true });
-  writeFileSync(join(home, 'notes', 'keep.txt'), 'precious');
-  auditLog = join(root, 'audit.jsonl');
-  // What a person using Gemini with an API key has: the auth choice, and this project folder trusted (in an
-  // untrusted folder Gemini refuses headless runs, and runs no hooks at all).
-  writeFileSync(join(home, '.gemini', 'settings.json'), '{\n  // the person\'s own settings\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n');
-  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  ({ root, home, project, auditLog } = geminiScratch('asimov-e2e-gemini-'));
   const r = spawnSync(process.execPath, [BIN, 'wire', 'gemini'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'), /asimov-hook:gemini/);

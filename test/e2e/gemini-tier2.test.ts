@@ -7,16 +7,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { geminiRunInfo, geminiSession, responseText, runGemini, type GeminiRun } from '../helpers/gemini-cli.ts';
+import { GEMINI_OWN_SETTINGS, geminiRunInfo, geminiScratch, geminiSession, responseText, runGemini, type GeminiRun } from '../helpers/gemini-cli.ts';
 import { startGeminiServer, type GeminiCapturedRequest } from '../helpers/gemini-server.ts';
 import { GEMINI_DENIED_TOOLS } from '../../src/wire/gemini-tools.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
-const OWN_SETTINGS = '{\n  // the person\'s own settings\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n';
 
 let root = '';
 let home = '';
@@ -27,17 +25,8 @@ const wire = (...args: string[]) =>
   spawnSync(process.execPath, [BIN, 'wire', 'gemini', '--tier', '2', ...args], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
 
 before(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-e2e-gemini-t2-')));
-  home = join(root, 'home');
-  project = join(root, 'project');
-  mkdirSync(join(home, '.gemini'), { recursive: true });
-  mkdirSync(join(home, 'notes'), { recursive: true });
-  mkdirSync(join(project, '.git'), { recursive: true });
-  writeFileSync(join(home, 'notes', 'keep.txt'), 'precious');
-  auditLog = join(root, 'audit.jsonl');
-  writeFileSync(join(home, '.gemini', 'settings.json'), OWN_SETTINGS);
   // Headless runs need a trusted folder; tier 2 itself does not depend on trust (it installs no hook).
-  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  ({ root, home, project, auditLog } = geminiScratch('asimov-e2e-gemini-t2-'));
   const r = wire();
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /added MCP server mcpServers\.asimov/);
@@ -177,6 +166,6 @@ test('--list says tier 2; running wire again changes nothing; --uninstall gives 
   assert.ok(existsSync(join(home, '.gemini', 'policies', 'asimov.toml')));
   const un = spawnSync(process.execPath, [BIN, 'wire', 'gemini', '--uninstall'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
   assert.equal(un.status, 0, un.stderr);
-  assert.equal(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'), OWN_SETTINGS);
+  assert.equal(readFileSync(join(home, '.gemini', 'settings.json'), 'utf8'), GEMINI_OWN_SETTINGS);
   assert.ok(!existsSync(join(home, '.gemini', 'policies', 'asimov.toml')));
 });

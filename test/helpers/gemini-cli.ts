@@ -5,7 +5,8 @@
 // for JSON, and retries with back-off for over a minute on the scripted text); so its own confirmations
 // approve everything: only asimov stands in the way.
 
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from './run-cli.ts';
 import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from './gemini-server.ts';
@@ -57,3 +58,26 @@ export async function geminiSession(steps: GeminiScriptStep[], o: GeminiSessionO
 
 export const geminiRunInfo = (run: GeminiRun) => `exit ${run.code}; stderr: ${run.stderr.slice(-1500)}`;
 export const responseText = (r: GeminiFunctionResponse | undefined) => JSON.stringify(r?.response ?? null);
+
+/** What a person using Gemini CLI with an API key has in ~/.gemini/settings.json (with a comment, as people write it). */
+export const GEMINI_OWN_SETTINGS = '{\n  // the person\'s own settings\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n';
+
+export interface GeminiScratch { root: string; home: string; project: string; auditLog: string; cleanup(): void }
+
+/**
+ * A scratch HOME with the person's own Gemini settings and the project folder trusted (in an untrusted folder
+ * Gemini refuses headless runs, and runs no hooks at all), a git project, and ~/notes/keep.txt for the
+ * destructive calls to aim at.
+ */
+export function geminiScratch(prefix: string): GeminiScratch {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  mkdirSync(join(home, 'notes'), { recursive: true });
+  mkdirSync(join(project, '.git'), { recursive: true });
+  writeFileSync(join(home, 'notes', 'keep.txt'), 'precious');
+  writeFileSync(join(home, '.gemini', 'settings.json'), GEMINI_OWN_SETTINGS);
+  writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  return { root, home, project, auditLog: join(root, 'audit.jsonl'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
