@@ -3,7 +3,7 @@
 // deny that names its cause; nothing fails open.
 
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { resolvePath } from '../core/abs-path.ts';
 import { nowMs, randomId } from '../core/lazy.ts';
 import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
 import { ownToolOfClientName, shellWorkdir } from '../core/tools.ts';
@@ -125,15 +125,15 @@ export function createGate(options: GateOptions = {}): Gate {
       throw new AsimovError('bad_input', (e as Error).message);
     }
     if (dir === null) return call;
-    const cwd = resolve(call.cwd);
-    return { ...call, cwd: resolve(cwd, dir), projectRoot: call.projectRoot ?? policyFor(cwd).projectRoot };
+    const cwd = resolvePath(call.cwd);
+    return { ...call, cwd: resolvePath(cwd, dir), projectRoot: call.projectRoot ?? policyFor(cwd).projectRoot };
   };
 
   const inspect = (call: ToolCall) => {
-    const cwd = resolve(call.cwd);
+    const cwd = resolvePath(call.cwd);
     const policy = policyFor(cwd, call.projectRoot);
     // The policy was loaded for this project (or given for one), so it knows the root; no second walk up the tree.
-    const projectRoot = call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot;
+    const projectRoot = call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot;
     const ctx = createRuleContext({
       cwd,
       projectRoot,
@@ -187,9 +187,9 @@ export function createGate(options: GateOptions = {}): Gate {
     } else {
       try {
         judgeStep ??= (await import('../judge/review.ts')).createJudgeStep({ env, home, ...(options.trustStorePath !== undefined ? { trustStorePath: options.trustStorePath } : {}) });
-        const cwd = resolve(call.cwd);
+        const cwd = resolvePath(call.cwd);
         const out = await judgeStep.review({
-          call: { ...call, cwd, projectRoot: call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot },
+          call: { ...call, cwd, projectRoot: call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot },
           classification,
           judgeConfig: policy.judge,
           personAvailable,
@@ -224,8 +224,8 @@ export function createGate(options: GateOptions = {}): Gate {
     try {
       const chains = chainsForCall(call, policy.chains ?? []);
       if (chains.length === 0) return decision;
-      const cwd = resolve(call.cwd);
-      const projectRoot = call.projectRoot ? resolve(call.projectRoot) : policy.projectRoot;
+      const cwd = resolvePath(call.cwd);
+      const projectRoot = call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot;
       const stop = await runChains(chains, chainPayload(call, cwd, decision.decisionId), {
         cwd,
         projectRoot,
@@ -262,7 +262,7 @@ export function createGate(options: GateOptions = {}): Gate {
     decide,
     decideStatic,
     inspect: (call) => inspect(atOwnWorkdir(call)),
-    policyFor: (cwd) => policyFor(resolve(cwd)),
+    policyFor: (cwd) => policyFor(resolvePath(cwd)),
   };
 }
 

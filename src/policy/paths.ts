@@ -6,6 +6,7 @@ import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import { AsimovError } from '../core/errors.ts';
+import { resolvePath } from '../core/abs-path.ts';
 
 export type PathClass =
   | 'root'            // exactly `/`
@@ -476,11 +477,11 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
         const target = readLink(posix.join(r, next));
         if (target !== null) {
           const raw = posix.join(target.startsWith('/') ? '/' : r, target, ...comps.slice(i + 1));
-          return resolveReal(raw, posix.resolve(raw), hops + 1);
+          return resolveReal(raw, resolvePath(raw), hops + 1);
         }
       }
       const rest = comps.slice(i).join('/');
-      return rest ? posix.resolve(r, rest) : r;
+      return rest ? resolvePath(r, rest) : r;
     }
     return lexical;
   };
@@ -691,7 +692,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     if (firstBad === -1 || (!anyDynamic && firstBad === comps.length - 1)) {
       const glob = firstBad === -1 ? null : (comps[comps.length - 1] as string);
       const rawTarget = glob === null ? rawAbs : '/' + [...comps.slice(0, -1), CHILD].join('/');
-      const lexical = posix.resolve(rawTarget);
+      const lexical = resolvePath(rawTarget);
       const resolved = resolveReal(rawTarget, lexical);
       sensitive(lexical, classes);
       if (resolved !== lexical) sensitive(resolved, classes);
@@ -729,7 +730,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     const headUnknown = otherHome || (!isAbs && firstBad === cwdCount && DYNAMIC_RE.test(comps[firstBad]?.[0] ?? ''));
     const climbsOut = comps.slice(firstBad + 1).some((c) => c === '..');
     if (!headUnknown && !climbsOut) {
-      const child = posix.resolve('/' + [...comps.slice(0, firstBad), CHILD].join('/'));
+      const child = resolvePath('/' + [...comps.slice(0, firstBad), CHILD].join('/'));
       sensitive(child, classes);
       placement(child, classes);
     }
