@@ -35,5 +35,10 @@ function isCleanAbsolute(p: string): boolean {
 export function resolvePath(...parts: string[]): string {
   const last = parts[parts.length - 1];
   if (last !== undefined && isCleanAbsolute(last)) return last;
+  // A clean absolute directory and a relative rest (the path classifier's `realpath + rest`).
+  if (parts.length === 2 && last !== '' && isCleanAbsolute(parts[0]!)) {
+    const joined = parts[0] === '/' ? '/' + last : parts[0] + '/' + last;
+    if (isCleanAbsolute(joined)) return joined;
+  }
   return posix.resolve(...parts);
 }

@@ -143,7 +143,8 @@ export function createGate(options: GateOptions = {}): Gate {
       protectedPaths: policy.protectedPaths,
       asimovDirs,
     });
-    return { classification: classify({ ...call, cwd }, policy, ctx), policy, ctx };
+    // A copy of the call only when resolving changed its directory (a clean absolute cwd comes back as is).
+    return { classification: classify(call.cwd === cwd ? call : { ...call, cwd }, policy, ctx), policy, ctx };
   };
 
   const decideStatic = (call: ToolCall, opts: DecideOptions = {}): Decision => {

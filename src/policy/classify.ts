@@ -36,6 +36,9 @@ interface RuleIndex {
   fixedTier: Set<string>;
 }
 
+/** The matched-override list of a policy without overrides: never pushed to (frozen, so a push would throw). */
+const NO_OVERRIDES: Rule[] = Object.freeze([]) as unknown as Rule[];
+
 const indexCache = new WeakMap<ClassifierPolicy, RuleIndex>();
 
 function indexOf(policy: ClassifierPolicy): RuleIndex {
@@ -112,7 +115,8 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
   for (const cmd of analysis.commands) {
     const prog = programName(cmd);
     const findings: Finding[] = [];
-    const matchedAllowOverrides: Rule[] = [];
+    // Filled only by rules that carry overrides; most policies have none, so no array per command then.
+    const matchedAllowOverrides: Rule[] = idx.overrides.size > 0 ? [] : NO_OVERRIDES;
     const forProgram = prog === null ? undefined : idx.byProgram.get(prog);
     if (forProgram) runShellRules(forProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
     runAnyProgramRules(prog, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
@@ -224,7 +228,7 @@ function toFinding(rule: Rule, hit: RuleResult, fallbackSubject: string | undefi
 }
 
 function combine(tier: Tier, findings: Finding[], unknownReason: string | null, analysis: Analysis | undefined): Classification {
-  const sorted = findings.length < 2 ? findings.slice() : findings.slice().sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+  const sorted = worstFirst(findings);
   const top = sorted[0];
   const result: Classification = { tier, findings: sorted, reason: '', rule: null };
   if (top && top.tier === tier) {
@@ -239,6 +243,17 @@ function combine(tier: Tier, findings: Finding[], unknownReason: string | null, 
   if (tier === 'allow' && sorted.length > 0) result.reason = sorted.map((f) => f.reason).filter(unique).slice(0, 2).join(' ');
   if (analysis) result.subjects = analysis.commands.map((c) => c.text);
   return result;
+}
+
+/**
+ * Findings ordered worst tier first, stably. The callers' arrays are their own and unused afterwards, so
+ * they are sorted in place, and not at all when already in order (the usual case: sorting allocates).
+ */
+function worstFirst(findings: Finding[]): Finding[] {
+  for (let i = 1; i < findings.length; i++) {
+    if (tierRank(findings[i]!.tier) > tierRank(findings[i - 1]!.tier)) return findings.sort((a, b) => tierRank(b.tier) - tierRank(a.tier));
+  }
+  return findings;
 }
 
 function unique<T>(v: T, i: number, a: T[]): boolean {

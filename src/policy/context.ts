@@ -3,9 +3,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
-import { AsimovError } from '../core/errors.ts';
 import type { RuleContext } from './rule.ts';
-import { createPathClassifier, type PathInfo } from './paths.ts';
+import { createPathClassifier, requireAbsolute, type PathInfo } from './paths.ts';
 import { createUrlClassifier, type UrlInfo } from './urls.ts';
 
 export interface RuleContextOptions {
@@ -49,11 +48,10 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
       ...(opts.tmpdir !== undefined ? { tmpdir: opts.tmpdir } : {}),
       ...(opts.tempDirs !== undefined ? { tempDirs: opts.tempDirs } : {}),
     });
-  for (const [key, v] of [['cwd', cwd], ['projectRoot', projectRoot], ['home', home]] as const) {
-    if (typeof v !== 'string' || !v.startsWith('/')) {
-      throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
-    }
-  }
+  // Checked one by one, not by a loop over [key, value] pairs: this runs for every call, and the pairs were garbage.
+  requireAbsolute('cwd', cwd);
+  requireAbsolute('projectRoot', projectRoot);
+  requireAbsolute('home', home);
   // Shared, not copied: a context is built per call, and rules only read these lists.
   const allowedDomains: readonly string[] = opts.allowedDomains ?? [];
   let urlClassifier: ((u: string) => UrlInfo) | undefined;

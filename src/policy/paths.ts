@@ -409,13 +409,17 @@ function rootSetup(
   return fresh;
 }
 
-export function createPathClassifier(opts: PathClassifierOptions): PathClassifier {
-  for (const key of ['cwd', 'projectRoot', 'home'] as const) {
-    const v = opts[key];
-    if (typeof v !== 'string' || !v.startsWith('/')) {
-      throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
-    }
+/** Throws AsimovError('bad_input') unless `v` is an absolute path; `key` names it in the message. */
+export function requireAbsolute(key: string, v: unknown): void {
+  if (typeof v !== 'string' || !v.startsWith('/')) {
+    throw new AsimovError('bad_input', `path classifier: ${key} must be an absolute path, got ${JSON.stringify(v)}`);
   }
+}
+
+export function createPathClassifier(opts: PathClassifierOptions): PathClassifier {
+  requireAbsolute('cwd', opts.cwd);
+  requireAbsolute('projectRoot', opts.projectRoot);
+  requireAbsolute('home', opts.home);
   const cwd = normalized(opts.cwd);
   let cwdDepth: number | undefined;
   const home = stripSlash(normalized(opts.home));

@@ -10,7 +10,11 @@ test('resolvePath agrees with posix.resolve on clean, unclean and relative paths
     '/home/user/project', '/home/user/project/', '/home/user/project/./src', '/ü/ñ', '/a/\u0000b',
   ];
   for (const p of cases) assert.equal(resolvePath(p), posix.resolve(p), JSON.stringify(p));
-  for (const [a, b] of [['/a', 'b'], ['/a', '/b'], ['/a', '../b'], ['/a/b', './c/'], ['/a', '/b/../c']] as const) {
+  const pairs = [
+    ['/a', 'b'], ['/a', '/b'], ['/a', '../b'], ['/a/b', './c/'], ['/a', '/b/../c'], ['/', 'b/c'], ['/a', ''], ['/a', 'b//c'],
+    ['/a', 'b/'], ['/a', '.'], ['/a', '..'], ['/a/', 'b'], ['/a/..', 'b'], ['a', 'b'], ['/a', 'b/.c'], ['/a', 'b/..c/d'],
+  ] as const;
+  for (const [a, b] of pairs) {
     assert.equal(resolvePath(a, b), posix.resolve(a, b), `${a} + ${b}`);
   }
 });
