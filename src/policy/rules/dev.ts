@@ -8,8 +8,9 @@ import { programName, staticValue } from '../../shell/program.ts';
 import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
 import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
 import { findArgsOf, isPlaceholder } from './writes.ts';
+import { argStrings } from './network.ts';
 
-type Check = (a: string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
+type Check = (a: readonly string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
 const always: Check = () => true;
 const none = (...bad: RegExp[]): Check => (a) => !a.some((x) => bad.some((re) => re.test(x)));
@@ -28,7 +29,7 @@ const maxOperands = (n: number, withValue = ''): Check => (a) => {
 };
 
 /** `source`/`.` of a file inside the project (a virtualenv's activate script, a project env file). */
-function sourceProjectFile(a: string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
+function sourceProjectFile(a: readonly string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
   const f = a[0];
   if (f === undefined) return false;
   const c = ctx.path(f).classes;
@@ -55,12 +56,12 @@ function xargsFedByFind(cmd: SimpleCommand, analysis: Analysis): boolean {
 }
 
 /** `find` that only inspects: no action that deletes, runs a command or writes a file (a test's value is not an action). */
-function findReadOnly(_a: string[], cmd: SimpleCommand): boolean {
+function findReadOnly(_a: readonly string[], cmd: SimpleCommand): boolean {
   const f = findArgsOf(cmd);
   return !f.deletes && !f.execs && f.writes.length === 0;
 }
 
-function awkReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+function awkReadOnly(_a: readonly string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
   if (cmd.argv.some((w) => /^(-f|--file|-E|--exec|-l|--load|-i|--include)$/.test(w.value) || /^--(file|load|include|exec)=/.test(w.value))) return false;
   const p = awkProgram(cmd);
   if (p === null) return false;
@@ -73,7 +74,7 @@ function awkReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolea
   return t.writes.every((w) => w !== null && (w.startsWith('/dev/std') || ctx.path(w).classes.has('project')));
 }
 
-function sedReadOnly(_a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+function sedReadOnly(_a: readonly string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
   const s = sedScripts(cmd);
   if (s.fromFile || s.inPlace || s.scripts.length === 0) return false;
   return s.scripts.every((x) => {
@@ -88,7 +89,7 @@ function isPlainProjectFile(p: string, ctx: RuleContext): boolean {
   return (c.has('project') || c.has('build-artifact')) && !c.has('credentials') && !c.has('dynamic') && !c.has('outside');
 }
 
-function dateReadOnly(a: string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
+function dateReadOnly(a: readonly string[], _cmd: SimpleCommand, ctx: RuleContext): boolean {
   // `date MMDDhhmm` and `date -s …` set the clock; `date +%s` and `date -d … +%F` only print.
   // `date -f FILE` echoes the file's lines in its errors: only a plain project file is inspection.
   for (let i = 0; i < a.length; i++) {
@@ -101,7 +102,7 @@ function dateReadOnly(a: string[], _cmd: SimpleCommand, ctx: RuleContext): boole
   return true;
 }
 
-function tarListOnly(a: string[]): boolean {
+function tarListOnly(a: readonly string[]): boolean {
   const first = a[0] ?? '';
   const letters = first.startsWith('-') ? a.filter((x) => /^-[A-Za-z]+$/.test(x)).join('') : first;
   if (!/t/.test(letters) && !a.includes('--list')) return false;
@@ -109,11 +110,11 @@ function tarListOnly(a: string[]): boolean {
   return true;
 }
 
-function historyListing(a: string[]): boolean {
+function historyListing(a: readonly string[]): boolean {
   return a.every((x) => /^\d+$/.test(x));
 }
 
-function lookupOnly(a: string[]): boolean {
+function lookupOnly(a: readonly string[]): boolean {
   return a.length > 0 && a.every((x) => /^-[vVp]+$/.test(x) || !x.startsWith('-'));
 }
 
@@ -142,7 +143,7 @@ const firstIn = (subs: readonly string[]): Check => {
 };
 
 /** `ldd` and friends on binaries of the project or the system (ldd may run a binary's loader: not on downloads). */
-function trustedBinaries(a: string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
+function trustedBinaries(a: readonly string[], cmd: SimpleCommand, ctx: RuleContext): boolean {
   const ops = cmd.argv.slice(1).filter((w) => !w.value.startsWith('-'));
   if (ops.length === 0) return false;
   return ops.every((w) => {
@@ -156,7 +157,7 @@ function trustedBinaries(a: string[], cmd: SimpleCommand, ctx: RuleContext): boo
 
 /** `ip addr`, `ip -br link show`, `ip route get 1.1.1.1`: objects and verbs that only display (ip accepts prefixes). */
 const IP_OBJECTS = ['address', 'link', 'route', 'neighbour', 'neighbor', 'rule', 'maddress', 'monitor', 'netconf', 'ntable', 'tunnel', 'tuntap', 'mroute', 'stats'];
-function ipReadOnly(a: string[]): boolean {
+function ipReadOnly(a: readonly string[]): boolean {
   if (a.some((x) => /^-(b|batch|force)$/.test(x))) return false;
   const ops: string[] = [];
   for (let i = 0; i < a.length; i++) {
@@ -173,19 +174,19 @@ function ipReadOnly(a: string[]): boolean {
 
 /** dpkg's query actions; every other action installs, removes or changes packages. */
 const DPKG_READ = /^(-[lLsSpV]+|--(list|listfiles|status|search|print-avail|print-architecture|print-foreign-architectures|get-selections|compare-versions|verify|audit|version|help|yet-to-unpack|field|info|contents)(=.*)?|-[CIfc])$/;
-function dpkgReadOnly(a: string[]): boolean {
+function dpkgReadOnly(a: readonly string[]): boolean {
   const opts = a.filter((x) => x.startsWith('-'));
   return opts.length > 0 && opts.every((x) => DPKG_READ.test(x) || x === '--no-pager');
 }
 
 /** rpm queries (-q…, --query, -V): no install, erase, import or macro evaluation (macros can run commands). */
-function rpmReadOnly(a: string[]): boolean {
+function rpmReadOnly(a: readonly string[]): boolean {
   if (a.some((x) => /^(-[a-zA-Z]*[iUFeE]|--(install|upgrade|freshen|erase|import|initdb|rebuilddb|setperms|setugids|restore|eval|define|macros|rcfile|pipe|delsign|addsign|resign))/.test(x) || x === '-D')) return false;
   return a.some((x) => /^-q[a-zA-Z]*$/.test(x) || x === '--query' || x === '-V' || x === '--verify' || x === '--querytags' || x === '--showrc' || x === '--version');
 }
 
 /** pacman -Q…, -Ss/-Si/-Sl/-Sg (no refresh or upgrade), -F without -y, -T, -V. */
-function pacmanReadOnly(a: string[]): boolean {
+function pacmanReadOnly(a: readonly string[]): boolean {
   const op = a.find((x) => x.startsWith('-'));
   if (op === undefined) return false;
   if (/^-Q[a-zA-Z]*$/.test(op) || op === '--query' || op === '-T' || op === '--deptest' || op === '-V' || op === '--version') return true;
@@ -197,7 +198,7 @@ function pacmanReadOnly(a: string[]): boolean {
 const topOnce: Check = (a) => a.some((x) => /^-[a-zA-Z]*[bnl]/.test(x));
 
 /** `mount` with no operands lists mounts (`mount -l -t ext4`); anything else mounts or unmounts. */
-function mountList(a: string[]): boolean {
+function mountList(a: readonly string[]): boolean {
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
     if (x === '-t' || x === '--types') { i++; continue; }
@@ -207,7 +208,7 @@ function mountList(a: string[]): boolean {
 }
 
 /** A shell that only checks syntax (-n, -o noexec) or is given -c with no command string runs nothing. */
-function shellRunsNothing(a: string[], cmd: SimpleCommand, _ctx: RuleContext, analysis?: Analysis): boolean {
+function shellRunsNothing(a: readonly string[], cmd: SimpleCommand, _ctx: RuleContext, analysis?: Analysis): boolean {
   // xargs and parallel append words at run time: `xargs bash -c` gets its command string from the input, and
   // `+n` would undo -n. Paths printed by find are only file operands.
   if (cmd.via.length > 0 && !(analysis !== undefined && xargsFedByFind(cmd, analysis))) return false;
@@ -360,6 +361,8 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   svn: subIn(['status', 'stat', 'st', 'log', 'diff', 'di', 'info', 'cat', 'list', 'ls', 'blame', 'praise', 'annotate', 'ann', 'proplist', 'plist', 'pl', 'propget', 'pget', 'pg', 'help', 'h', 'mergeinfo'], /^--(diff-cmd|diff3-cmd|editor-cmd|config-option|config-dir)/),
 };
 
+const READ_ONLY_CHECKS: ReadonlyMap<string, Check> = new Map(Object.entries(READ_ONLY));
+
 const VERSION_ARGS = new Set(['--version', '--help', '-version', '-help', '--usage', '-?']);
 /** Tools where `-v`/`-V`/`version`/`help` alone only prints a version or help. */
 const VERSION_TOOLS = new Set([
@@ -387,16 +390,17 @@ const readOnly = defineShellRule({
       const only = staticValue(cmd.argv[1]);
       if (only !== null && (VERSION_ARGS.has(only) || (VERSION_TOOLS.has(name) && /^(-v|-V|-h|version|help)$/.test(only)))) return { subject: cmd.text };
     }
-    // An own-property lookup: a program named `constructor` must not find Object's.
-    const check = Object.hasOwn(READ_ONLY, name) ? READ_ONLY[name] : undefined;
+    // A Map, not the record itself: a program named `constructor` must not find Object's, and one Map lookup
+    // is cheaper than hasOwn plus a load on a record this size (this rule runs for every command).
+    const check = READ_ONLY_CHECKS.get(name);
     if (!check) return null;
     // Words xargs or parallel append at run time could be any option (`-delete`, `-i`): only tools with no acting
     // option stay read-only then, unless the words are paths printed by find.
     if (check !== always && cmd.via.length > 0 && cmd.argv.some((w) => isPlaceholder(w) && !w.vars.includes('find_path')) && !xargsFedByFind(cmd, analysis)) return null;
     // GNU parallel appends its `:::` arguments (or its input lines), which the analysis does not show.
     if (cmd.via.includes('parallel')) return null;
-    const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
-    if (!check(a, cmd, ctx, analysis)) return null;
+    if (!check(argStrings(cmd), cmd, ctx, analysis)) return null;
+    if (cmd.redirects.length === 0) return { subject: cutText(cmd.text) };
     // Its output redirected into a file: the program only reads, but the command writes that file (where the
     // file may go is the path rules' business; this reason must not call the write "read-only").
     const into = cmd.redirects.filter((r) => r.access === 'write' && staticValue(r.target) !== '/dev/null').map((r) => staticValue(r.target) ?? r.target.value);
@@ -518,7 +522,7 @@ function staysInProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
 function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
   if (!TOOLS.has(name)) return false;
   if (!staysInProject(cmd, ctx)) return false;
-  const words = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+  const words = argStrings(cmd);
   const ops = words.filter((x) => !x.startsWith('-'));
   const sub = ops[0];
   switch (name) {
@@ -710,7 +714,7 @@ const destructiveTask = defineShellRule({
   match(cmd) {
     const name = programName(cmd);
     if (name === null) return null;
-    const a = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+    const a = argStrings(cmd);
     const joined = a.join(' ');
     if (/\bprisma (migrate reset|db push .*--force-reset)/.test(`${name} ${joined}`)) return { subject: `prisma ${joined}` };
     if (/^alembic$/.test(name) && /\bdowngrade base\b/.test(joined)) return { subject: joined };

@@ -642,10 +642,19 @@ export function codeTexts(cmd: SimpleCommand): readonly string[] {
   return out;
 }
 
+/**
+ * An awk of any version (`awk`, `gawk5.1`). Every such name contains `awk`, so the test skips
+ * interpreterFamily's regex for all other programs (this runs for every command).
+ */
+export function isAwkName(name: string): boolean {
+  return name.includes('awk') && AWK_NAMES.has(interpreterFamily(name));
+}
+
 function computeCodeTexts(cmd: SimpleCommand): readonly string[] {
   const inv = invocation(cmd);
   const name = programName(cmd);
-  if (!inv && (name === null || !AWK_NAMES.has(interpreterFamily(name)))) return NO_CODE;
+  const awk = name !== null && isAwkName(name);
+  if (!inv && !awk) return NO_CODE;
   const out: string[] = [];
   if (inv) {
     for (const w of inv.codes) out.push(staticValue(w) ?? w.value);
@@ -654,7 +663,7 @@ function computeCodeTexts(cmd: SimpleCommand): readonly string[] {
       if (t !== null) out.push(t);
     }
   }
-  if (name !== null && AWK_NAMES.has(interpreterFamily(name))) {
+  if (awk) {
     const p = awkProgram(cmd);
     if (p !== null) out.push(p);
   }

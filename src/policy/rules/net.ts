@@ -5,12 +5,12 @@
 import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { parseArgs } from '../../shell/args.ts';
-import { interpreterFamily, programName, staticValue } from '../../shell/program.ts';
+import { programName, staticValue } from '../../shell/program.ts';
 import {
   allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
 } from './network.ts';
 import {
-  AWK_NAMES, codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation,
+  codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation, isAwkName,
 } from './exec.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -347,14 +347,17 @@ function computeShellSocketKind(cmd: SimpleCommand, ctx: RuleContext, analysis: 
   if (sock) return { kind: 'reverse', subject: cutText(`${cmd.text} | ${sock.text}`) };
   for (const code of codeTexts(cmd)) {
     if (/\bztcp\b/.test(code)) return { kind: 'reverse', subject: cutText(code) };
-    if (/\/inet[46]?\/(tcp|udp)\//.test(code) && name !== null && AWK_NAMES.has(interpreterFamily(name))) {
+    if (/\/inet[46]?\/(tcp|udp)\//.test(code) && name !== null && isAwkName(name)) {
       return { kind: /\/inet[46]?\/tcp\/\d+\/0\/0/.test(code) ? 'bind' : 'reverse', subject: cutText(code) };
     }
     const tr = codeTraits(code);
     if (tr.socket && tr.spawn) return { kind: tr.listen ? 'bind' : 'reverse', subject: cutText(code) };
   }
-  return { kind: null, subject: '' };
+  return NO_SOCKET_SHELL;
 }
+
+/** The answer for the many commands that are no socket shell: one shared object, read-only. */
+const NO_SOCKET_SHELL: { kind: ShellKind; subject: string } = Object.freeze({ kind: null, subject: '' });
 
 const reverseShell = defineShellRule({
   id: 'net.reverse-shell',

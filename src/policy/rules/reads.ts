@@ -90,6 +90,13 @@ const GREP_LONG = [
 ];
 
 
+/** Programs with a case in computeReadTargets (every other program reads only its `<` redirects). */
+const READER_PROGRAMS: ReadonlySet<string> = new Set([
+  ...ALL_OPERANDS, ...GREP_LIKE, 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'jq', 'gojq', 'jaq', 'cp', 'install', 'ditto', 'tar',
+  'bsdtar', 'gtar', 'zip', '7z', '7za', '7zz', 'rar', 'dd', 'openssl', 'ssh-keygen', 'scp', 'rsync', 'curl', 'wget', 'http',
+  'https', 'xh', 'xhs', 'socat', 'gh',
+]);
+
 /** Every file a command reads, classified. Never throws; dynamic paths are classified as dynamic. Cached per command. */
 export function readTargets(cmd: SimpleCommand, ctx: RuleContext): ReadTarget[] {
   const facts = ctxFacts(cmd, ctx);
@@ -110,7 +117,8 @@ function computeReadTargets(cmd: SimpleCommand, ctx: RuleContext): ReadTarget[] 
     if (r.op === '<' || r.op === '<>') add(r.target, 'redirect');
   }
   const prog = programName(cmd);
-  if (prog === null) return out;
+  // Most commands read no file operand: answer them before copying their words.
+  if (prog === null || !READER_PROGRAMS.has(prog)) return out;
   const args = cmd.argv.slice(1);
 
   if (ALL_OPERANDS.has(prog)) {

@@ -5,7 +5,7 @@
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { programName, staticValue } from '../../shell/program.ts';
-import { allTrusted, BoundedCache, describeHost, networkTarget } from './network.ts';
+import { allTrusted, argStrings, BoundedCache, describeHost, networkTarget } from './network.ts';
 import { readTargets } from './reads.ts';
 import { AWK_NAMES, awkProgram, awkTraits, codeTexts, cutText, effectiveStdin, invocation } from './exec.ts';
 
@@ -19,13 +19,15 @@ const SHADOW_RE = /^\/etc\/(shadow|gshadow|master\.passwd)(-|\.|$)/;
 /** Names of variables that hold secrets (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`…). */
 export const SECRET_VAR_RE = /(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|APIKEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH|SESSION_?KEY|CLIENT_?SECRET|_PAT$|^PAT$|COOKIE|DSN|CONNECTION_STRING)/i;
 
+const NO_ARGS: readonly string[] = Object.freeze([]);
+
 /** Commands that print every environment variable. */
 const ENV_DUMPERS = new Set(['env', 'printenv', 'export', 'declare', 'typeset', 'set', 'ps', 'jq', 'gojq', 'jaq']);
 
 export function isEnvDump(c: SimpleCommand, ctx: RuleContext): string | null {
   const name = programName(c);
   if (name === null) return null;
-  const args = ENV_DUMPERS.has(name) ? c.argv.slice(1).map((w) => staticValue(w) ?? w.value) : [];
+  const args = ENV_DUMPERS.has(name) ? argStrings(c) : NO_ARGS;
   switch (name) {
     case 'env':
     case 'printenv': {
@@ -69,7 +71,7 @@ export function isEnvDump(c: SimpleCommand, ctx: RuleContext): string | null {
 export function tokenCommand(c: SimpleCommand): string | null {
   const name = programName(c);
   if (name === null) return null;
-  const a = c.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+  const a = argStrings(c);
   const ops = a.filter((x) => !x.startsWith('-'));
   const has = (...xs: string[]): boolean => xs.some((x) => a.includes(x));
   const sub = ops.join(' ');
@@ -130,7 +132,7 @@ const STORE_PROGRAMS = new Set(['security', 'pass', 'gopass', 'op', 'vault', 'bw
 function secretStoreRead(c: SimpleCommand): string | null {
   const name = programName(c);
   if (name === null || !STORE_PROGRAMS.has(name)) return null;
-  const a = c.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+  const a = argStrings(c);
   const ops = a.filter((x) => !x.startsWith('-'));
   const sub = ops.join(' ');
   const has = (...xs: string[]): boolean => xs.some((x) => a.includes(x) || a.some((y) => y.startsWith(`${x}=`)));
@@ -554,7 +556,7 @@ const scan = defineShellRule({
   match(cmd, ctx) {
     const name = programName(cmd);
     if (name === null) return null;
-    const words = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+    const words = argStrings(cmd);
     if (GREP_PROGRAMS.has(name)) {
       const recursive = name === 'rg' || name === 'ag' || name === 'ack' || name === 'ugrep' || words.some((w) => /^-[a-zA-Z]*[rR]/.test(w) && !w.startsWith('--') || w === '--recursive' || w === '--dereference-recursive');
       if (!recursive) return null;
@@ -566,6 +568,9 @@ const scan = defineShellRule({
       return wide !== undefined ? { subject: `${cutText(pattern, 40)} in ${wide}` } : null;
     }
     if (name === 'find' || name === 'fd' || name === 'fdfind' || name === 'locate' || name === 'mlocate' || name === 'plocate') {
+      // No name pattern contains a space, so it matches the joined words only where it matches one word: test
+      // the words first and join only on a match (find is among the most common commands).
+      if (!words.some((w) => SECRET_NAME_RE.test(w))) return null;
       const joined = words.join(' ');
       if (!SECRET_NAME_RE.test(joined)) return null;
       if (name.endsWith('locate')) return { subject: joined };

@@ -5,6 +5,7 @@ import type { SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { cutText, invocation } from './exec.ts';
+import { argStrings } from './network.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Package names
@@ -433,7 +434,7 @@ function customIndexOf(cmd: SimpleCommand, ctx: RuleContext): string | null {
   }
   const name = programName(cmd);
   if (name === null || !PACKAGE_MANAGERS.has(name)) return null;
-  const args = cmd.argv.slice(1).map((w) => staticValue(w) ?? w.value);
+  const args = argStrings(cmd);
   const ic = installCommand(cmd);
   for (const idx of ic?.indexes ?? []) if (untrustedIndex(idx, ctx)) return idx;
   for (let i = 0; i < args.length; i++) {

@@ -206,6 +206,9 @@ const EMPTY_SET: ReadonlySet<string> = new Set();
 
 /** `${TMPDIR:-/tmp}` is a temp dir either way; `$PWD` follows an earlier `cd`; a reassigned HOME/TMPDIR/PWD is unknown. */
 function normalizeValue(value: string, cd: string | null, changed: ReadonlySet<string>): string {
+  // Every rewrite below starts at a leading `$`, backquote or `~`: other paths (most of them) stay as they are.
+  const c0 = value.charCodeAt(0);
+  if (c0 !== 36 /* $ */ && c0 !== 96 /* ` */ && c0 !== 126 /* ~ */) return value;
   // `$(pwd)` and `` `pwd` `` are $PWD by another name.
   let v = value.replace(/^\$\{TMPDIR:[-=](\/tmp|\/var\/tmp)\/?\}/, '$TMPDIR').replace(/^(\$\(\s*pwd(\s+-[LP])?\s*\)|`\s*pwd(\s+-[LP])?\s*`)/, '$PWD');
   const m = /^(?:\$\{(HOME|TMPDIR|PWD)\}|\$(HOME|TMPDIR|PWD)(?![A-Za-z0-9_]))/.exec(v);
