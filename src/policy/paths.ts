@@ -328,7 +328,12 @@ const EXACT_CLASSES: readonly PathClass[] = ['root', 'home-root', 'project-root'
  * in the previous call must be seen.
  */
 const ROOT_TTL_MS = 5000;
-const rootCache = new Map<string, { forms: string[]; at: number }>();
+/** A root's forms, and its own realpath (null when it does not exist) as `real` found it. */
+interface RootEntry {
+  forms: string[];
+  real: string | null;
+}
+const rootCache = new Map<string, RootEntry & { at: number }>();
 let defaultTmp: string | undefined;
 /**
  * Classes of resolved path strings, by roots (machine key) and then by kind and path (see `memoized` below);
@@ -338,14 +343,14 @@ const classMemo = new Map<string, Map<string, PathClass[]>>();
 let classMemoSize = 0;
 const CLASS_MEMO_MAX = 20_000;
 
-function cachedRoot(p: string, compute: () => string[]): string[] {
+function cachedRoot(p: string, compute: () => RootEntry): RootEntry {
   const now = Date.now();
   const hit = rootCache.get(p);
-  if (hit && now - hit.at < ROOT_TTL_MS) return hit.forms;
-  const forms = compute();
+  if (hit && now - hit.at < ROOT_TTL_MS) return hit;
+  const entry = { ...compute(), at: now };
   if (rootCache.size > 256) rootCache.clear();
-  rootCache.set(p, { forms, at: now });
-  return forms;
+  rootCache.set(p, entry);
+  return entry;
 }
 
 /** What a classifier derives from its roots alone: pure strings and a compiled matcher, no file system. */
@@ -493,7 +498,19 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     const r = resolveReal(p, p);
     return r === p ? [p] : [p, r];
   };
-  const rootForms = (p: string): string[] => cachedRoot(p, () => bothForms(p));
+  /**
+   * A root's forms, and its realpath entered in this classifier's cache: a path the agent names under the
+   * project that does not exist yet resolves through the root, and the root is the user's setup, trusted
+   * for as long as its forms are (ROOT_TTL_MS). That saves two system calls for most paths of a call.
+   */
+  const rootForms = (p: string): string[] => {
+    const entry = cachedRoot(p, () => {
+      const forms = bothForms(p);
+      return { forms, real: real(p) };
+    });
+    if (!realCache.has(p)) realCache.set(p, entry.real);
+    return entry.forms;
+  };
 
   const projectRoots = rootForms(stripSlash(normalized(opts.projectRoot)));
   const homeRoots = rootForms(home);
