@@ -30,22 +30,26 @@ export interface ParsedArgs {
 
 /** Parse the words after the program name (or pass explicit words). */
 export function parseArgs(cmdOrWords: SimpleCommand | readonly Word[], spec: ArgSpec = {}): ParsedArgs {
-  const words = Array.isArray(cmdOrWords) ? (cmdOrWords as readonly Word[]) : (cmdOrWords as SimpleCommand).argv.slice(1);
+  // Rules call this for most commands they look at: read the command's own argv from index 1 instead
+  // of copying it, and look long options up in the spec's (short) list instead of building a Set.
+  const explicit = Array.isArray(cmdOrWords);
+  const words = explicit ? (cmdOrWords as readonly Word[]) : (cmdOrWords as SimpleCommand).argv;
+  const first = explicit ? 0 : 1;
   const flags = new Map<string, string | true>();
   const flagList: ParsedArgs['flagList'] = [];
   const operands: Word[] = [];
   let dynamic = false;
   const shortWithValue = spec.shortWithValue ?? '';
-  const longWithValue = new Set(spec.longWithValue ?? []);
-  const canon = (name: string): string => spec.aliases?.[name] ?? name;
+  const longWithValue = spec.longWithValue;
+  const aliases = spec.aliases;
   const set = (name: string, value: string | true, word: Word): void => {
-    const c = canon(name);
+    const c = aliases?.[name] ?? name;
     flags.set(c, value);
     flagList.push({ name: c, value, word });
   };
 
   let optionsDone = false;
-  for (let i = 0; i < words.length; i++) {
+  for (let i = first; i < words.length; i++) {
     const w = words[i]!;
     const v = w.value;
     // A word only known at run time could expand to an option as well as an operand.
@@ -64,7 +68,7 @@ export function parseArgs(cmdOrWords: SimpleCommand | readonly Word[], spec: Arg
       const eq = body.indexOf('=');
       if (eq >= 0) {
         set(body.slice(0, eq), body.slice(eq + 1), w);
-      } else if (longWithValue.has(body) && i + 1 < words.length) {
+      } else if (longWithValue !== undefined && longWithValue.includes(body) && i + 1 < words.length) {
         set(body, words[++i]!.value, w);
       } else {
         set(body, true, w);

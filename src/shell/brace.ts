@@ -8,6 +8,15 @@ import { MAX_BRACE_RESULTS, MAX_BRACES_PER_WORD } from './limits.ts';
 /** One character of unquoted text, or a part that brace expansion treats as opaque. */
 type Item = string | Part;
 
+/**
+ * Whether brace expansion could change the word: it has an unquoted `{`. Most words have none; the
+ * analysis asks this first and builds them directly, without expandBraces' one-element list.
+ */
+export function mayExpandBraces(parts: readonly Part[]): boolean {
+  for (const p of parts) if (p.t === 'lit' && !p.q && p.s.includes('{')) return true;
+  return false;
+}
+
 /** Expands a word's braces into one part list per resulting word (the input itself when none). */
 export function expandBraces(parts: Part[], max = MAX_BRACE_RESULTS): Part[][] {
   let opens = 0;

@@ -7,7 +7,12 @@ import type { AnalysisStatus } from './types.ts';
 export class ShellError extends Error {
   readonly status: Exclude<AnalysisStatus, 'ok'>;
   constructor(status: Exclude<AnalysisStatus, 'ok'>, message: string) {
+    // A ShellError becomes the status of an analysis, never a crash to debug, so it takes no stack
+    // trace: capturing one through the parser's recursion cost more than parsing most lines.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ShellError';
     this.status = status;
   }

@@ -9,9 +9,10 @@ import type {
   CmdNode, CompoundNode, ListNode, ListItem, Part, RedirNode, SimpleNode, WordNode, FuncNode,
 } from './parser.ts';
 import { ShellError, screenInput } from './lexer.ts';
-import { expandBraces } from './brace.ts';
-import { buildWord, literalText } from './words.ts';
+import { expandBraces, mayExpandBraces } from './brace.ts';
+import { buildWord, literalText, type BuildOptions } from './words.ts';
 import { MAX_INPUT_CHARS } from './limits.ts';
+import { withSlots } from './program.ts';
 
 export interface ParseShellOptions {
   /** Re-parse depth written into each command (0 for the line the agent sent). */
@@ -60,6 +61,19 @@ interface Ctx {
 }
 
 const TTY: StdinSource = { kind: 'tty' };
+const NO_CONSTS: BuildOptions = {};
+const NO_GLOB: BuildOptions = { noGlob: true };
+
+/**
+ * ctx with another standard input and pipe collectors: one per command of a pipeline, so written out
+ * as a literal of Ctx's own shape rather than an object spread (cheaper on this hot path).
+ */
+function pipeCtx(ctx: Ctx, stdin: StdinSource, readers: number[] | null, sink: number[] | null): Ctx {
+  return { inSub: ctx.inSub, inFunc: ctx.inFunc, stdin, readers, sink, redirs: ctx.redirs, consts: ctx.consts };
+}
+
+/** A line without constants to propagate (most lines) shares this empty plan. */
+const NO_PLAN: ReadonlyMap<ListItem, Array<[string, string]>> = new Map();
 
 class Collector {
   private readonly commands: SimpleCommand[] = [];
@@ -71,12 +85,17 @@ class Collector {
   private readonly depth: number;
   /** Constants in force, filled as the top-level walk passes their assignment. */
   private readonly active = new Map<string, string>();
-  private plan = new Map<ListItem, Array<[string, string]>>();
-  /** Extra pipe readers of a command (from `>(…)` in its words). */
-  private readonly extraPipeTo = new Map<number, number[]>();
+  private plan = NO_PLAN;
+  /** Extra pipe readers of a command (from `>(…)` in its words); created on the first `>(…)`. */
+  private extraPipeTo: Map<number, number[]> | null = null;
+  /** buildWord's options where constants apply, and where they do not: made once, used for every word. */
+  private readonly withConsts: BuildOptions;
+  private readonly noGlobWithConsts: BuildOptions;
 
   constructor(depth: number) {
     this.depth = depth;
+    this.withConsts = { consts: this.active };
+    this.noGlobWithConsts = { noGlob: true, consts: this.active };
   }
 
   run(program: ListNode): Analysis {
@@ -85,14 +104,15 @@ class Collector {
       inSub: false, inFunc: false, stdin: TTY, readers: null, sink: null, redirs: [], consts: true,
     };
     this.walkList(program, ctx, true);
-    return {
+    const out: Analysis = {
       status: 'ok',
       commands: this.commands,
       functions: this.functions,
       aliases: this.aliases,
       problems: this.problems,
-      ...(this.arithmetic ? { arithmetic: true } : {}),
     };
+    if (this.arithmetic) out.arithmetic = true;
+    return out;
   }
 
   private walkList(list: ListNode, ctx: Ctx, top = false): void {
@@ -117,7 +137,7 @@ class Collector {
       const stdin: StdinSource = first ? ctx.stdin : { kind: 'pipe', from: prev.slice() };
       const readers = first ? ctx.readers : [];
       const sink = last ? ctx.sink : [];
-      this.walkCmd(cmds[k]!, { ...ctx, stdin, readers, sink });
+      this.walkCmd(cmds[k]!, pipeCtx(ctx, stdin, readers, sink));
       if (!first && readers) for (const s of prev) this.commands[s]!.pipeTo.push(...readers);
       if (!last) prev = sink ?? [];
     }
@@ -129,7 +149,7 @@ class Collector {
       case 'compound': this.walkCompound(cmd, ctx); break;
       case 'func': this.walkFunc(cmd, ctx); break;
       case 'coproc':
-        this.walkCmd(cmd.body, { ...ctx, stdin: TTY, readers: null, sink: null });
+        this.walkCmd(cmd.body, pipeCtx(ctx, TTY, null, null));
         break;
     }
   }
@@ -165,10 +185,10 @@ class Collector {
       // A compound command with no command inside still performs its redirections (`case … esac > f`).
       const id = this.commands.length;
       const stdin = stdinFrom(own) ?? ctx.stdin;
-      this.commands.push({
+      this.commands.push(withSlots({
         id, argv: [], assignments: [], redirects: [...ctx.redirs, ...own], stdin, pipeTo: [],
         inSubstitution: ctx.inSub, inFunction: ctx.inFunc, depth: this.depth, via: [], text: node.text,
-      });
+      }));
       if (ctx.sink) ctx.sink.push(id);
       if (stdin === ctx.stdin && ctx.readers) ctx.readers.push(id);
     }
@@ -178,7 +198,7 @@ class Collector {
     const id = this.commands.length;
     // Reserve the id first so that the commands of its substitutions follow it.
     this.commands.push(null as unknown as SimpleCommand);
-    const consts = ctx.consts ? this.active : null;
+    const wordOpts = ctx.consts ? this.withConsts : NO_CONSTS;
 
     const assignments: Assignment[] = [];
     for (const a of node.assigns) {
@@ -187,7 +207,7 @@ class Collector {
         const elems: Word[] = [];
         for (const e of a.array) {
           this.walkParts(e.parts, ctx, id);
-          for (const x of expandBraces(e.parts)) elems.push(buildWord(e.raw, x, { consts }));
+          for (const x of expandBraces(e.parts)) elems.push(buildWord(e.raw, x, wordOpts));
         }
         assignments.push({
           name: a.name, append: a.append, array: elems,
@@ -197,7 +217,7 @@ class Collector {
         this.walkParts(a.value.parts, ctx, id);
         assignments.push({
           name: a.name, append: a.append,
-          value: buildWord(a.value.raw, a.value.parts, { noGlob: true, consts }),
+          value: buildWord(a.value.raw, a.value.parts, ctx.consts ? this.noGlobWithConsts : NO_GLOB),
         });
       }
     }
@@ -209,12 +229,13 @@ class Collector {
         argv.push(buildWord(w.raw, w.parts, { dynamic: true }));
         continue;
       }
-      for (const x of expandBraces(w.parts)) argv.push(buildWord(w.raw, x, { consts }));
+      if (!mayExpandBraces(w.parts)) argv.push(buildWord(w.raw, w.parts, wordOpts));
+      else for (const x of expandBraces(w.parts)) argv.push(buildWord(w.raw, x, wordOpts));
     }
 
     const own = node.redirs.length > 0 ? node.redirs.map((r) => this.buildRedirect(r, ctx, id)) : [];
     const stdin = stdinFrom(own) ?? ctx.stdin;
-    const cmd: SimpleCommand = {
+    const cmd: SimpleCommand = withSlots({
       id,
       argv,
       assignments,
@@ -226,8 +247,8 @@ class Collector {
       depth: this.depth,
       via: [],
       text: node.text,
-    };
-    const extra = this.extraPipeTo.get(id);
+    });
+    const extra = this.extraPipeTo?.get(id);
     if (extra) cmd.pipeTo.push(...extra);
     this.commands[id] = cmd;
     if (ctx.sink) ctx.sink.push(id);
@@ -284,7 +305,9 @@ class Collector {
       if (p.t !== 'sub') continue;
       if (p.body) {
         const start = this.commands.length;
-        const sctx: Ctx = { ...ctx, inSub: true, sink: null, redirs: [] };
+        const sctx: Ctx = {
+          inSub: true, inFunc: ctx.inFunc, stdin: ctx.stdin, readers: ctx.readers, sink: null, redirs: [], consts: ctx.consts,
+        };
         let outReaders: number[] | null = null;
         if (p.kind === 'process-in') sctx.sink = [];
         if (p.kind === 'process-out' && owner >= 0) {
@@ -297,6 +320,7 @@ class Collector {
           for (const s of sctx.sink!) this.commands[s]!.pipeTo.push(owner);
         }
         if (outReaders && outReaders.length > 0) {
+          this.extraPipeTo ??= new Map();
           const list = this.extraPipeTo.get(owner) ?? [];
           list.push(...outReaders);
           this.extraPipeTo.set(owner, list);
@@ -353,10 +377,9 @@ interface ConstScan {
   simples: SimpleNode[];
 }
 
-function planConstants(program: ListNode): Map<ListItem, Array<[string, string]>> {
-  const plan = new Map<ListItem, Array<[string, string]>>();
+function planConstants(program: ListNode): ReadonlyMap<ListItem, Array<[string, string]>> {
   // 1. Candidates: plain top-level `NAME=literal` statements.
-  const cand = new Map<string, { item: ListItem; value: string }>();
+  let cand: Map<string, { item: ListItem; value: string }> | null = null;
   for (const item of program.items) {
     if (item.bg || item.ao.pipes.length !== 1) continue;
     const pl = item.ao.pipes[0]!;
@@ -367,10 +390,11 @@ function planConstants(program: ListNode): Map<ListItem, Array<[string, string]>
       if (a.array || a.index || a.append || a.value.compound) continue;
       const v = plainText(a.value);
       if (v === null) continue;
-      cand.set(a.name, { item, value: v });
+      (cand ??= new Map()).set(a.name, { item, value: v });
     }
   }
-  if (cand.size === 0) return plan;
+  if (cand === null) return NO_PLAN;
+  const plan = new Map<ListItem, Array<[string, string]>>();
 
   // 2. Every assignment and every name written anywhere in the line.
   const scan: ConstScan = { count: new Map(), idents: new Set(), disableAll: false, simples: [] };

@@ -241,6 +241,9 @@ export class Parser {
   private comsubHeredoc: boolean[] = [];
   /** Characters the look-ahead scans may still read: keeps hostile input linear. */
   private scanBudget: number;
+  /** reservedAt's last answer and the position it was for (-1: none yet). */
+  private reservedPos = -1;
+  private reservedWord: string | null = null;
 
   constructor(src: string, opts: ParserOptions = {}) {
     this.src = src;
@@ -375,8 +378,20 @@ export class Parser {
     if (this.pending.length > 0) this.readHeredocs();
   }
 
-  /** The reserved word starting at pos, if the text there is exactly one (a whole unquoted word). */
+  /**
+   * The reserved word starting at pos, if the text there is exactly one (a whole unquoted word).
+   * A pipeline, then a compound command, then a simple command each ask at the same position, so the
+   * last answer is kept (the source never changes, so it depends on pos alone).
+   */
   private reservedAt(): string | null {
+    if (this.pos !== this.reservedPos) {
+      this.reservedWord = this.scanReserved();
+      this.reservedPos = this.pos;
+    }
+    return this.reservedWord;
+  }
+
+  private scanReserved(): string | null {
     const s = this.src;
     // Every reserved word starts with one of `! [ ] { } c d e f i s t u w`.
     const c0 = s.charCodeAt(this.pos);
@@ -2127,7 +2142,8 @@ function param(raw: string, name: string, q: boolean, simple: boolean): ParamPar
 /** Appends literal text, merging with a previous literal of the same quoting. */
 export function pushLit(parts: Part[], s: string, q: boolean, keepEmpty = false): void {
   if (s.length === 0 && !keepEmpty) return;
-  const last = parts[parts.length - 1];
+  // Read parts[-1] of an empty list and V8 looks up a property named "-1" on the slow path.
+  const last = parts.length > 0 ? parts[parts.length - 1] : undefined;
   if (last && last.t === 'lit' && last.q === q && s.length > 0) {
     last.s += s;
     return;

@@ -3,7 +3,7 @@
 // rules see `rm -rf /` whether it was written plainly or inside three wrappers.
 
 import { parseShell } from './parse.ts';
-import { basename, interpreterFamily, staticValue } from './program.ts';
+import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
 
 /**
@@ -78,6 +78,22 @@ const SIMPLE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   'ld.so': {},
 };
 
+// The options of wrappers that have a handler of their own.
+const XARGS_OPTIONS: WrapperSpec = {
+  // -i, -e and -l take their value only attached (-i{}), so they are not listed as taking one.
+  shortWithValue: 'IELnPsda',
+  longWithValue: ['replace', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
+};
+const WATCH_OPTIONS: WrapperSpec = { shortWithValue: 'nq', longWithValue: ['interval', 'differences', 'equexit'] };
+const SSH_OPTIONS: WrapperSpec = { shortWithValue: 'bcDEeFIiJLlmOopQRSWwB' };
+const CONTAINER_EXEC_OPTIONS: WrapperSpec = { shortWithValue: 'euw', longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] };
+const CONTAINER_RUN_OPTIONS: WrapperSpec = {
+  shortWithValue: 'aceghlmpuvw',
+  longWithValue: ['add-host', 'attach', 'cap-add', 'cap-drop', 'cgroup-parent', 'cidfile', 'cpus', 'cpu-shares', 'device', 'dns', 'entrypoint', 'env', 'env-file', 'expose', 'gpus', 'group-add', 'health-cmd', 'hostname', 'ip', 'ipc', 'label', 'label-file', 'link', 'log-driver', 'log-opt', 'memory', 'mount', 'name', 'network', 'net', 'pid', 'platform', 'publish', 'pull', 'restart', 'runtime', 'security-opt', 'shm-size', 'stop-signal', 'tmpfs', 'ulimit', 'user', 'userns', 'uts', 'volume', 'volumes-from', 'workdir'],
+};
+const TMUX_OPTIONS: WrapperSpec = { shortWithValue: 'cetnsxyFlpPLSTwfa' };
+const PARALLEL_OPTIONS: WrapperSpec = { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] };
+
 /** `tool run X` forms: the words after these subcommands are the inner command. */
 const RUNNER_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
   uv: ['run'],
@@ -99,11 +115,20 @@ const RUNNER_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 
+/** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/rm …`). */
+const LOADER_RE = /^ld-linux.*\.so|^ld-musl/;
+
+type WrapperHandler = (u: Unwrapper, cmd: SimpleCommand, rest: Word[], name: string) => void;
+
 /** Analyse a shell line fully: parse, then unwrap every wrapper recursively. Never throws. */
 export function analyzeShell(src: string): Analysis {
   return unwrapAnalysis(parseShell(src, { depth: 0 }));
 }
 
+/**
+ * The analysis with its wrappers unwrapped. Takes the analysis over: its arrays become the result's
+ * (copying them cost every decision an allocation each, for an analysis nobody else keeps).
+ */
 export function unwrapAnalysis(analysis: Analysis): Analysis {
   if (analysis.status !== 'ok') return analysis;
   const u = new Unwrapper(analysis);
@@ -119,11 +144,11 @@ class Unwrapper {
   private readonly problems: string[];
   private arithmetic: boolean;
 
-  constructor(private readonly base: Analysis) {
-    this.out = base.commands.slice();
-    this.functions = base.functions.slice();
-    this.aliases = base.aliases.slice();
-    this.problems = base.problems.slice();
+  constructor(base: Analysis) {
+    this.out = base.commands;
+    this.functions = base.functions;
+    this.aliases = base.aliases;
+    this.problems = base.problems;
     this.arithmetic = base.arithmetic === true;
   }
 
@@ -142,58 +167,73 @@ class Unwrapper {
     return result;
   }
 
+  /**
+   * What to do for each wrapper, by program name. Looked up once per command: most commands wrap
+   * nothing, and one Map lookup tells (a chain of comparisons, own-property checks and a copy of the
+   * words did before). Versioned shells (`bash5.2`) and loaders (`ld-linux-x86-64.so.2`) are matched
+   * by pattern in visit, after this table. A Map holds only its own keys: a program named
+   * `constructor` or `__proto__` is not a wrapper.
+   */
+  private static readonly BY_NAME: ReadonlyMap<string, WrapperHandler> = new Map<string, WrapperHandler>([
+    ...[...SHELLS].map((sh): [string, WrapperHandler] => [sh, (u, cmd, rest, name) => u.unwrapShell(cmd, rest, name)]),
+    ...Object.entries(RUNNER_SUBCOMMANDS).map(([runner, subs]): [string, WrapperHandler] =>
+      [runner, (u, cmd, rest, name) => u.unwrapRunner(cmd, rest, name, subs)]),
+    ...Object.entries(SIMPLE_WRAPPERS).map(([wrapper, spec]): [string, WrapperHandler] =>
+      [wrapper, (u, cmd, rest, name) => u.unwrapSimple(cmd, rest, name, spec)]),
+    // `busybox sh …` is a shell; `busybox other …` a simple wrapper.
+    ['busybox', (u, cmd, rest, name) => isShellWord(rest[0])
+      ? u.unwrapShell(cmd, rest.slice(1), name)
+      : u.unwrapSimple(cmd, rest, name, SIMPLE_WRAPPERS['busybox']!)],
+    ['eval', (u, cmd, rest) => u.unwrapString(cmd, rest, 'eval')],
+    ['su', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
+    ['runuser', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
+    ['xargs', (u, cmd, rest) => u.unwrapXargs(cmd, rest)],
+    ['find', (u, cmd, rest) => u.unwrapFind(cmd, rest)],
+    ['watch', (u, cmd, rest) => u.unwrapWatch(cmd, rest)],
+    ['ssh', (u, cmd, rest) => u.unwrapSsh(cmd, rest)],
+    ['docker', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['podman', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['nerdctl', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['kubectl', (u, cmd, rest, name) => u.unwrapKubectl(cmd, rest, name)],
+    ['oc', (u, cmd, rest, name) => u.unwrapKubectl(cmd, rest, name)],
+    ['git', (u, cmd, rest) => u.unwrapGit(cmd, rest)],
+    ['trap', (u, cmd, rest) => {
+      const s = rest[0];
+      if (s && !s.value.startsWith('-')) u.unwrapString(cmd, [s], 'trap');
+    }],
+    ['script', (u, cmd, rest) => {
+      const i = rest.findIndex((w) => w.value === '-c' || w.value === '--command');
+      if (i >= 0 && rest[i + 1]) u.unwrapString(cmd, [rest[i + 1]!], 'script -c');
+    }],
+    ['tmux', (u, cmd, rest) => u.unwrapTmux(cmd, rest)],
+    ['parallel', (u, cmd, rest) => u.unwrapParallel(cmd, rest)],
+    ['nix-shell', (u, cmd, rest) => {
+      const i = rest.findIndex((w) => w.value === '--run' || w.value === '--command');
+      if (i >= 0 && rest[i + 1]) u.unwrapString(cmd, [rest[i + 1]!], 'nix-shell --run');
+    }],
+  ]);
+
   private visit(cmd: SimpleCommand): void {
     const v0 = staticValue(cmd.argv[0]);
     if (v0 === null) return;
     const name = basename(v0).toLowerCase();
-    const rest = cmd.argv.slice(1);
+    const handler = Unwrapper.BY_NAME.get(name);
+    if (handler !== undefined) return handler(this, cmd, cmd.argv.slice(1), name);
+    if (SHELLS.has(interpreterFamily(name))) return this.unwrapShell(cmd, cmd.argv.slice(1), name);
+    if (LOADER_RE.test(name)) return this.addInner(cmd, skipOptions(cmd.argv.slice(1), {}).words, name, []);
+  }
 
-    if (name === 'eval') return this.unwrapString(cmd, rest, 'eval');
-    if (SHELLS.has(interpreterFamily(name)) || (name === 'busybox' && isShellWord(rest[0]))) {
-      return this.unwrapShell(cmd, name === 'busybox' ? rest.slice(1) : rest, name);
-    }
-    if (name === 'su' || name === 'runuser') return this.unwrapSu(cmd, rest, name);
-    if (name === 'xargs') return this.unwrapXargs(cmd, rest);
-    if (name === 'find') return this.unwrapFind(cmd, rest);
-    if (name === 'watch') return this.unwrapWatch(cmd, rest);
-    if (name === 'ssh') return this.unwrapSsh(cmd, rest);
-    if (name === 'docker' || name === 'podman' || name === 'nerdctl') return this.unwrapContainer(cmd, rest, name);
-    if (name === 'kubectl' || name === 'oc') return this.unwrapKubectl(cmd, rest, name);
-    if (name === 'git') return this.unwrapGit(cmd, rest);
-    if (name === 'trap') {
-      const s = rest[0];
-      if (s && !s.value.startsWith('-')) this.unwrapString(cmd, [s], 'trap');
-      return;
-    }
-    if (name === 'script') {
-      const i = rest.findIndex((w) => w.value === '-c' || w.value === '--command');
-      if (i >= 0 && rest[i + 1]) this.unwrapString(cmd, [rest[i + 1]!], 'script -c');
-      return;
-    }
-    if (name === 'tmux') return this.unwrapTmux(cmd, rest);
-    if (name === 'parallel') return this.unwrapParallel(cmd, rest);
-    if (name === 'nix-shell') {
-      const i = rest.findIndex((w) => w.value === '--run' || w.value === '--command');
-      if (i >= 0 && rest[i + 1]) this.unwrapString(cmd, [rest[i + 1]!], 'nix-shell --run');
-      return;
-    }
-    // Own properties only: a program named `constructor` or `__proto__` is not a wrapper.
-    const runner = Object.hasOwn(RUNNER_SUBCOMMANDS, name) ? RUNNER_SUBCOMMANDS[name] : undefined;
-    if (runner) {
-      const sub = rest.findIndex((w) => !w.value.startsWith('-'));
-      if (sub >= 0 && runner.includes(rest[sub]!.value)) {
-        let start = sub + 1;
-        while (start < rest.length && rest[start]!.value.startsWith('-')) {
-          if (rest[start]!.value === '--') { start++; break; }
-          start++;
-        }
-        this.addInner(cmd, rest.slice(start), `${name} ${rest[sub]!.value}`, []);
+  /** `uv run X`, `bundle exec X`…: the words after the subcommand and its options. */
+  private unwrapRunner(cmd: SimpleCommand, rest: Word[], name: string, subcommands: readonly string[]): void {
+    const sub = rest.findIndex((w) => !w.value.startsWith('-'));
+    if (sub >= 0 && subcommands.includes(rest[sub]!.value)) {
+      let start = sub + 1;
+      while (start < rest.length && rest[start]!.value.startsWith('-')) {
+        if (rest[start]!.value === '--') { start++; break; }
+        start++;
       }
-      return;
+      this.addInner(cmd, rest.slice(start), `${name} ${rest[sub]!.value}`, []);
     }
-    if (/^ld-linux.*\.so/.test(name) || /^ld-musl/.test(name)) return this.addInner(cmd, skipOptions(rest, {}).words, name, []);
-    const spec = Object.hasOwn(SIMPLE_WRAPPERS, name) ? SIMPLE_WRAPPERS[name] : undefined;
-    if (spec) return this.unwrapSimple(cmd, rest, name, spec);
   }
 
   private unwrapSimple(cmd: SimpleCommand, rest: Word[], name: string, spec: WrapperSpec): void {
@@ -273,11 +313,7 @@ class Unwrapper {
   }
 
   private unwrapXargs(cmd: SimpleCommand, rest: Word[]): void {
-    const skipped = skipOptions(rest, {
-      // -i, -e and -l take their value only attached (-i{}), so they are not listed as taking one.
-      shortWithValue: 'IELnPsda',
-      longWithValue: ['replace', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
-    });
+    const skipped = skipOptions(rest, XARGS_OPTIONS);
     let replace: string | undefined;
     for (let i = 0; i < rest.length; i++) {
       const v = rest[i]!.value;
@@ -309,7 +345,7 @@ class Unwrapper {
   }
 
   private unwrapWatch(cmd: SimpleCommand, rest: Word[]): void {
-    const skipped = skipOptions(rest, { shortWithValue: 'nq', longWithValue: ['interval', 'differences', 'equexit'] });
+    const skipped = skipOptions(rest, WATCH_OPTIONS);
     const direct = rest.some((w) => w.value === '-x' || w.value === '--exec');
     if (direct) return this.addInner(cmd, skipped.words, 'watch -x', []);
     // watch hands its words, joined by spaces, to `sh -c`.
@@ -317,7 +353,7 @@ class Unwrapper {
   }
 
   private unwrapSsh(cmd: SimpleCommand, rest: Word[]): void {
-    const skipped = skipOptions(rest, { shortWithValue: 'bcDEeFIiJLlmOopQRSWwB' });
+    const skipped = skipOptions(rest, SSH_OPTIONS);
     const words = skipped.words;
     if (words.length < 2) return; // only a host: an interactive session
     // The remote side runs the words, joined by spaces, through the user's shell.
@@ -327,13 +363,10 @@ class Unwrapper {
   private unwrapContainer(cmd: SimpleCommand, rest: Word[], name: string): void {
     const sub = rest[0]?.value;
     if (sub === 'exec') {
-      const skipped = skipOptions(rest.slice(1), { shortWithValue: 'euw', longWithValue: ['env', 'env-file', 'user', 'workdir', 'detach-keys'] });
+      const skipped = skipOptions(rest.slice(1), CONTAINER_EXEC_OPTIONS);
       this.addInner(cmd, skipped.words.slice(1), `${name} exec`, [], true);
     } else if (sub === 'run') {
-      const skipped = skipOptions(rest.slice(1), {
-        shortWithValue: 'aceghlmpuvw',
-        longWithValue: ['add-host', 'attach', 'cap-add', 'cap-drop', 'cgroup-parent', 'cidfile', 'cpus', 'cpu-shares', 'device', 'dns', 'entrypoint', 'env', 'env-file', 'expose', 'gpus', 'group-add', 'health-cmd', 'hostname', 'ip', 'ipc', 'label', 'label-file', 'link', 'log-driver', 'log-opt', 'memory', 'mount', 'name', 'network', 'net', 'pid', 'platform', 'publish', 'pull', 'restart', 'runtime', 'security-opt', 'shm-size', 'stop-signal', 'tmpfs', 'ulimit', 'user', 'userns', 'uts', 'volume', 'volumes-from', 'workdir'],
-      });
+      const skipped = skipOptions(rest.slice(1), CONTAINER_RUN_OPTIONS);
       if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name} run`, [], true);
     }
   }
@@ -378,13 +411,13 @@ class Unwrapper {
     const sub = rest.findIndex((w) => !w.value.startsWith('-'));
     const name = rest[sub]?.value;
     if (!name || !['new-session', 'new', 'new-window', 'neww', 'split-window', 'splitw', 'respawn-pane', 'respawnp', 'run-shell', 'run'].includes(name)) return;
-    const skipped = skipOptions(rest.slice(sub + 1), { shortWithValue: 'cetnsxyFlpPLSTwfa' });
+    const skipped = skipOptions(rest.slice(sub + 1), TMUX_OPTIONS);
     if (skipped.words.length > 0) this.unwrapString(cmd, skipped.words, `tmux ${name}`);
   }
 
   private unwrapParallel(cmd: SimpleCommand, rest: Word[]): void {
     const sep = rest.findIndex((w) => w.value === ':::' || w.value === '::::' || w.value === ':::+');
-    const words = skipOptions(sep >= 0 ? rest.slice(0, sep) : rest, { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] }).words;
+    const words = skipOptions(sep >= 0 ? rest.slice(0, sep) : rest, PARALLEL_OPTIONS).words;
     if (words.length === 0) return;
     // parallel runs its words, joined by spaces, through a shell, with each input where a replacement
     // string ({}, {.}, {1}…) stands, or appended when there is none. The input is only known at run time.
@@ -434,7 +467,7 @@ class Unwrapper {
     const offset = this.out.length;
     const shift = (id: number): number => id + offset;
     for (const c of inner.commands) {
-      const moved: SimpleCommand = {
+      const moved: SimpleCommand = withSlots({
         ...c,
         id: shift(c.id),
         argv: c.argv.map((w) => shiftWord(w, shift)),
@@ -447,7 +480,7 @@ class Unwrapper {
         via: [...cmd.via, label, ...c.via],
         wrappedBy: c.wrappedBy === undefined ? cmd.id : shift(c.wrappedBy),
         remote: remote || cmd.remote === true || c.remote === true,
-      };
+      });
       this.out.push(moved);
     }
     this.functions.push(...inner.functions);
@@ -458,7 +491,7 @@ class Unwrapper {
 
   private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {
     if (words.length === 0) return;
-    this.out.push({
+    this.out.push(withSlots({
       id: this.out.length,
       argv: words,
       assignments,
@@ -471,8 +504,8 @@ class Unwrapper {
       via: [...cmd.via, label],
       wrappedBy: cmd.id,
       remote: remote || cmd.remote === true,
-      text: words.map((w) => w.raw).join(' '),
-    });
+      text: rawText(words),
+    }));
   }
 
   private fail(status: Analysis['status'], message: string): void {
@@ -491,6 +524,13 @@ function shiftStdin(s: SimpleCommand['stdin'], shift: (id: number) => number, ou
   if (s.kind === 'file') return { kind: 'file', path: shiftWord(s.path, shift) };
   // A command string's own commands read the wrapper's standard input unless redirected.
   return s.kind === 'tty' ? outer.stdin : s;
+}
+
+/** The words as written, joined by spaces. */
+function rawText(words: readonly Word[]): string {
+  let out = words[0]!.raw;
+  for (let i = 1; i < words.length; i++) out += ' ' + words[i]!.raw;
+  return out;
 }
 
 function literalWord(v: string): Word {
@@ -519,6 +559,8 @@ function literalOutputOf(cmds: SimpleCommand[]): string | null {
   return null;
 }
 
+const NONE: readonly string[] = [];
+
 interface Skipped {
   words: Word[];
   noExec: boolean;
@@ -528,8 +570,9 @@ interface Skipped {
 /** Skip a wrapper's options and its own operands; what is left is the inner command. */
 function skipOptions(rest: Word[], spec: WrapperSpec): Skipped {
   const shortWithValue = spec.shortWithValue ?? '';
-  const longWithValue = new Set(spec.longWithValue ?? []);
-  const noExec = new Set(spec.noExec ?? []);
+  // The lists are short: a linear search costs less than building a Set on every call.
+  const longWithValue = spec.longWithValue ?? NONE;
+  const noExec = spec.noExec ?? NONE;
   let operandsLeft = spec.operands ?? 0;
   let splitString: Word | undefined;
   let i = 0;
@@ -541,19 +584,19 @@ function skipOptions(rest: Word[], spec: WrapperSpec): Skipped {
       const body = v.slice(2);
       const eq = body.indexOf('=');
       const key = eq >= 0 ? body.slice(0, eq) : body;
-      if (noExec.has(key)) return { words: [], noExec: true };
+      if (noExec.includes(key)) return { words: [], noExec: true };
       if (key === 'split-string') {
         splitString = eq >= 0 ? { ...w, value: body.slice(eq + 1) } : rest[i + 1];
         if (eq < 0) i++;
         continue;
       }
-      if (eq < 0 && longWithValue.has(key)) i++;
+      if (eq < 0 && longWithValue.includes(key)) i++;
       continue;
     }
     if (v.startsWith('-') && v.length > 1 && !(spec.numericOption && /^-\d+$/.test(v))) {
       for (let j = 1; j < v.length; j++) {
         const ch = v[j]!;
-        if (noExec.has(ch)) return { words: [], noExec: true };
+        if (noExec.includes(ch)) return { words: [], noExec: true };
         if (shortWithValue.includes(ch)) {
           const attached = v.slice(j + 1);
           const value = attached.length > 0 ? { ...w, value: attached } : rest[++i];
