@@ -64,7 +64,8 @@ class SlotHolder extends ReturnsItsArgument {
   #slots: CommandSlots = emptySlots();
 
   static attach(cmd: SimpleCommand): void {
-    new SlotHolder(cmd);
+    // Defining the field twice on one object would throw: a command that has slots keeps them.
+    if (!(#slots in cmd)) new SlotHolder(cmd);
   }
 
   static of(cmd: SimpleCommand): CommandSlots {
@@ -80,8 +81,7 @@ class SlotHolder extends ReturnsItsArgument {
 const foreignSlots = new WeakMap<SimpleCommand, CommandSlots>();
 
 /**
- * Gives a command its slots as it is made (only then: a second call on the same object throws), and
- * returns it. The analysis does this for every command it makes, so that no command reaches the rules
+ * Gives a command its slots as it is made (a command that has them keeps them), and returns it. The analysis does this for every command it makes, so that no command reaches the rules
  * without slots: commands given slots lazily, whenever a rule first asked, came in each of their
  * shapes both without and with the field, twice the hidden classes, and every property load on a
  * command in every rule (`cmd.argv`, `cmd.redirects`…) turned megamorphic. Measured, that cost far

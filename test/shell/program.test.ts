@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeShell } from '../../src/shell/unwrap.ts';
 import { parseShell } from '../../src/shell/parse.ts';
-import { argTexts, commandSlots, programName, staticValue } from '../../src/shell/program.ts';
+import { argTexts, commandSlots, programName, staticValue, withSlots } from '../../src/shell/program.ts';
 import { parseArgs } from '../../src/shell/args.ts';
 import type { SimpleCommand, Word } from '../../src/shell/types.ts';
 
@@ -96,4 +96,13 @@ describe('parseArgs reads a command or explicit words the same way', () => {
     }
     assert.deepEqual(parseArgs(cmd, {}).flags.get('header'), true);
   });
+});
+
+test('giving a command its slots again keeps the ones it has', () => {
+  const cmd = analyzeShell('rm -rf build').commands[0]!;
+  const slots = commandSlots(cmd);
+  assert.equal(programName(cmd), 'rm');
+  assert.equal(withSlots(cmd), cmd);
+  assert.equal(commandSlots(cmd), slots);
+  assert.equal(slots.program, 'rm');
 });

@@ -4,11 +4,10 @@
 
 import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
-import { programName, staticValue } from '../../shell/program.ts';
+import { argTexts, programName, staticValue } from '../../shell/program.ts';
 import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
 import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
 import { findArgsOf, isPlaceholder } from './writes.ts';
-import { argStrings } from './network.ts';
 
 type Check = (a: readonly string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
@@ -399,7 +398,7 @@ const readOnly = defineShellRule({
     if (check !== always && cmd.via.length > 0 && cmd.argv.some((w) => isPlaceholder(w) && !w.vars.includes('find_path')) && !xargsFedByFind(cmd, analysis)) return null;
     // GNU parallel appends its `:::` arguments (or its input lines), which the analysis does not show.
     if (cmd.via.includes('parallel')) return null;
-    if (!check(argStrings(cmd), cmd, ctx, analysis)) return null;
+    if (!check(argTexts(cmd), cmd, ctx, analysis)) return null;
     if (cmd.redirects.length === 0) return { subject: cutText(cmd.text) };
     // Its output redirected into a file: the program only reads, but the command writes that file (where the
     // file may go is the path rules' business; this reason must not call the write "read-only").
@@ -522,7 +521,7 @@ function staysInProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
 function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
   if (!TOOLS.has(name)) return false;
   if (!staysInProject(cmd, ctx)) return false;
-  const words = argStrings(cmd);
+  const words = argTexts(cmd);
   const ops = words.filter((x) => !x.startsWith('-'));
   const sub = ops[0];
   switch (name) {
@@ -714,7 +713,7 @@ const destructiveTask = defineShellRule({
   match(cmd) {
     const name = programName(cmd);
     if (name === null) return null;
-    const a = argStrings(cmd);
+    const a = argTexts(cmd);
     const joined = a.join(' ');
     if (/\bprisma (migrate reset|db push .*--force-reset)/.test(`${name} ${joined}`)) return { subject: `prisma ${joined}` };
     if (/^alembic$/.test(name) && /\bdowngrade base\b/.test(joined)) return { subject: joined };

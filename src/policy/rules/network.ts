@@ -92,8 +92,6 @@ export interface CommandFacts {
   writes: unknown;
   /** writes.ts: find's parsed arguments (a pure function of the words). */
   find: unknown;
-  /** argStrings: the arguments' values (a pure function of the words). */
-  args: readonly string[] | undefined;
 }
 
 export function factsOf(cmd: SimpleCommand): CommandFacts {
@@ -101,29 +99,9 @@ export function factsOf(cmd: SimpleCommand): CommandFacts {
   const own = slots.facts as CommandFacts | undefined;
   if (own !== undefined) return own;
   // Every field present from the start: one object shape for all commands keeps the loads monomorphic.
-  const f: CommandFacts = { ctx: undefined, inv: undefined, code: undefined, net: undefined, reads: undefined, socketKind: undefined, writes: undefined, find: undefined, args: undefined };
+  const f: CommandFacts = { ctx: undefined, inv: undefined, code: undefined, net: undefined, reads: undefined, socketKind: undefined, writes: undefined, find: undefined };
   slots.facts = f;
   return f;
-}
-
-/**
- * The values of argv[1..]: the static value of each word, or its text as written when it is dynamic
- * (`staticValue(w) ?? w.value`). Many rules look at the same list; it is built once per command and shared,
- * so it is read-only: copy it before changing it.
- */
-export function argStrings(cmd: SimpleCommand): readonly string[] {
-  const facts = factsOf(cmd);
-  let a = facts.args;
-  if (a === undefined) {
-    const argv = cmd.argv;
-    const out: string[] = [];
-    for (let i = 1; i < argv.length; i++) {
-      const w = argv[i]!;
-      out.push(staticValue(w) ?? w.value);
-    }
-    facts.args = a = out;
-  }
-  return a;
 }
 
 /** Facts valid for this context: a fresh set when the command is seen under another context. */

@@ -4,8 +4,8 @@
 
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
-import { programName, staticValue } from '../../shell/program.ts';
-import { allTrusted, argStrings, BoundedCache, describeHost, networkTarget } from './network.ts';
+import { argTexts, programName, staticValue } from '../../shell/program.ts';
+import { allTrusted, BoundedCache, describeHost, networkTarget } from './network.ts';
 import { readTargets } from './reads.ts';
 import { AWK_NAMES, awkProgram, awkTraits, codeTexts, cutText, effectiveStdin, invocation } from './exec.ts';
 
@@ -27,7 +27,7 @@ const ENV_DUMPERS = new Set(['env', 'printenv', 'export', 'declare', 'typeset', 
 export function isEnvDump(c: SimpleCommand, ctx: RuleContext): string | null {
   const name = programName(c);
   if (name === null) return null;
-  const args = ENV_DUMPERS.has(name) ? argStrings(c) : NO_ARGS;
+  const args = ENV_DUMPERS.has(name) ? argTexts(c) : NO_ARGS;
   switch (name) {
     case 'env':
     case 'printenv': {
@@ -71,7 +71,7 @@ export function isEnvDump(c: SimpleCommand, ctx: RuleContext): string | null {
 export function tokenCommand(c: SimpleCommand): string | null {
   const name = programName(c);
   if (name === null) return null;
-  const a = argStrings(c);
+  const a = argTexts(c);
   const ops = a.filter((x) => !x.startsWith('-'));
   const has = (...xs: string[]): boolean => xs.some((x) => a.includes(x));
   const sub = ops.join(' ');
@@ -132,7 +132,7 @@ const STORE_PROGRAMS = new Set(['security', 'pass', 'gopass', 'op', 'vault', 'bw
 function secretStoreRead(c: SimpleCommand): string | null {
   const name = programName(c);
   if (name === null || !STORE_PROGRAMS.has(name)) return null;
-  const a = argStrings(c);
+  const a = argTexts(c);
   const ops = a.filter((x) => !x.startsWith('-'));
   const sub = ops.join(' ');
   const has = (...xs: string[]): boolean => xs.some((x) => a.includes(x) || a.some((y) => y.startsWith(`${x}=`)));
@@ -556,7 +556,7 @@ const scan = defineShellRule({
   match(cmd, ctx) {
     const name = programName(cmd);
     if (name === null) return null;
-    const words = argStrings(cmd);
+    const words = argTexts(cmd);
     if (GREP_PROGRAMS.has(name)) {
       const recursive = name === 'rg' || name === 'ag' || name === 'ack' || name === 'ugrep' || words.some((w) => /^-[a-zA-Z]*[rR]/.test(w) && !w.startsWith('--') || w === '--recursive' || w === '--dereference-recursive');
       if (!recursive) return null;

@@ -3,9 +3,8 @@
 
 import type { SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
-import { programName, staticValue } from '../../shell/program.ts';
+import { argTexts, programName, staticValue } from '../../shell/program.ts';
 import { cutText, invocation } from './exec.ts';
-import { argStrings } from './network.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Package names
@@ -434,7 +433,7 @@ function customIndexOf(cmd: SimpleCommand, ctx: RuleContext): string | null {
   }
   const name = programName(cmd);
   if (name === null || !PACKAGE_MANAGERS.has(name)) return null;
-  const args = argStrings(cmd);
+  const args = argTexts(cmd);
   const ic = installCommand(cmd);
   for (const idx of ic?.indexes ?? []) if (untrustedIndex(idx, ctx)) return idx;
   for (let i = 0; i < args.length; i++) {
