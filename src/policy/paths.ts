@@ -1,6 +1,6 @@
 // Path classification: where a path points, relative to the project, the home directory and the system.
 
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { tmpdir as osTmpdir } from 'node:os';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -431,21 +431,52 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   defaultTmp ??= osTmpdir(); // reads the environment each call; it does not change under a running gate
   const tmp = stripSlash(normalized(opts.tmpdir && opts.tmpdir.startsWith('/') ? opts.tmpdir : defaultTmp));
 
+  const statCache = new Map<string, Stats | null>();
+  /**
+   * lstat of a path, or null when nothing is there (or it cannot be looked at: ENOTDIR, EACCES, a name
+   * too long); cached per instance. One lstat answers both questions asked of a path the agent names,
+   * whether it exists (for `real`) and whether it is a symlink (for `readLink`), and a missing path
+   * builds no Stats object and throws nothing.
+   */
+  const lstatOf = (p: string): Stats | null => {
+    const hit = statCache.get(p);
+    if (hit !== undefined) return hit;
+    let st: Stats | null;
+    try {
+      st = lstatSync(p, { throwIfNoEntry: false }) ?? null;
+    } catch {
+      st = null;
+    }
+    statCache.set(p, st);
+    return st;
+  };
   const realCache = new Map<string, string | null>();
   /**
-   * realpath of an existing path, or null; cached per instance. A missing path is detected first with an
-   * existence check that does not throw: a thrown ENOENT costs several microseconds, and most paths an
-   * agent names do not exist yet.
+   * realpath of an existing path, or null; cached per instance. An entry that is not a symlink, in a
+   * directory whose realpath is known already (the project root's is, from the start), is that
+   * realpath plus its name: no realpath call. Otherwise the kernel resolves it (a dangling link or a
+   * loop throws: null, as for a missing path).
    */
   const real = (p: string): string | null => {
     const hit = realCache.get(p);
     if (hit !== undefined) return hit;
     let r: string | null = null;
-    try {
-      // existsSync (follows links as stat does) builds no Stats object: about half the cost of statSync.
-      if (existsSync(p)) r = realpathSync.native(p);
-    } catch {
-      r = null; // ENOTDIR, EACCES, a loop: not a place a path can resolve through
+    const st = lstatOf(p);
+    if (st !== null) {
+      const slash = p.lastIndexOf('/');
+      const name = p.slice(slash + 1);
+      const parentReal = st.isSymbolicLink() || name === '' || name === '.' || name === '..'
+        ? undefined
+        : realCache.get(slash === 0 ? '/' : p.slice(0, slash));
+      if (parentReal) {
+        r = parentReal === '/' ? '/' + name : parentReal + '/' + name;
+      } else {
+        try {
+          r = realpathSync.native(p);
+        } catch {
+          r = null; // a dangling link, a loop: not a place a path can resolve through
+        }
+      }
     }
     realCache.set(p, r);
     return r;
@@ -456,10 +487,12 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     const hit = linkCache.get(p);
     if (hit !== undefined) return hit;
     let r: string | null = null;
-    try {
-      if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink()) r = readlinkSync(p);
-    } catch {
-      r = null;
+    if (lstatOf(p)?.isSymbolicLink()) {
+      try {
+        r = readlinkSync(p);
+      } catch {
+        r = null;
+      }
     }
     linkCache.set(p, r);
     return r;

@@ -62,6 +62,21 @@ after(() => {
 });
 
 describe('resolving', () => {
+  test('an entry resolves through whatever its directory resolved to, in any order of asking', () => {
+    // A classifier reuses a directory's realpath for the entries in it: the link's target must carry over.
+    const k = classifier();
+    assert.equal(k('keys').abs, join(home, '.ssh'));
+    assert.equal(k('keys/id_rsa').abs, join(home, '.ssh', 'id_rsa'));
+    assert.ok(has('keys/id_rsa', 'credentials', k));
+    assert.equal(k('keys/../proj/src/a.ts').abs, join(proj, 'src', 'a.ts'), '.. after a link leaves its target, not the link');
+    const fresh = classifier();
+    assert.ok(has('keys/id_rsa', 'credentials', fresh));
+    assert.equal(fresh('keys').abs, join(home, '.ssh'));
+    assert.equal(fresh('src/a.ts').abs, join(proj, 'src', 'a.ts'));
+    assert.equal(fresh('src/missing/deeper.ts').abs, join(proj, 'src', 'missing', 'deeper.ts'));
+    assert.equal(fresh('src/a.ts/x').abs, join(proj, 'src', 'a.ts', 'x'), 'under a file: not a directory, kept as named');
+  });
+
   test('relative paths resolve against cwd with . and .. normalized', () => {
     assert.equal(c('src/./x/../a.ts').abs, join(proj, 'src', 'a.ts'));
     assert.equal(c('./').abs, proj);
