@@ -7,7 +7,8 @@ test('resolvePath agrees with posix.resolve on clean, unclean and relative paths
   const cases = [
     '/', '//', '///', '/a', '/a/', '/a//b', '/a/./b', '/a/../b', '/a/b/..', '/a/b/.', '/.', '/..', '/...', '/a/...',
     '/a/.b', '/a/..b', '/a/b.', '/a/b..', '/.hidden/x', '/a/b/c d/e', '/tmp/x y', 'rel', './rel', '../rel', '',
-    '/home/user/project', '/home/user/project/', '/home/user/project/./src', '/ü/ñ', '/a/\u0000b',
+    '/home/user/project', '/home/user/project/', '/home/user/project/./src', '/ü/ñ', '/a/\u0000b', '/a\n/', '/a/\n./b',
+    '/a/.\n/b', '/a/..\n', '/\n', '/a/./\n',
   ];
   for (const p of cases) assert.equal(resolvePath(p), posix.resolve(p), JSON.stringify(p));
   const pairs = [
