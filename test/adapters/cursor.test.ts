@@ -138,7 +138,7 @@ describe("replies: exactly Cursor's fields", () => {
 
 describe('whole runs of `asimov hook cursor` (the built bin, the real gate)', () => {
   const scratch = hookScratch('cursor');
-  const { root, home, project, hook } = scratch;
+  const { home, project, hook } = scratch;
   const at = { ...common, workspace_roots: [project] };
 
   test('a catastrophic command is denied with its rule; an everyday one is allowed', () => {

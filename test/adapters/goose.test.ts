@@ -81,7 +81,7 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 
 describe('whole runs of `asimov hook goose` (the built bin, the real gate)', () => {
   const scratch = hookScratch('goose');
-  const { root, project } = scratch;
+  const { project } = scratch;
 
   exitTwoWholeRunTests('goose', scratch, (command) => ({ ...shell, working_dir: project, tool_input: { command } }), 'rg TODO');
 

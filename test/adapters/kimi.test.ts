@@ -73,7 +73,7 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 
 describe('whole runs of `asimov hook kimi` (the built bin, the real gate)', () => {
   const scratch = hookScratch('kimi');
-  const { root, project } = scratch;
+  const { project } = scratch;
 
   exitTwoWholeRunTests('kimi', scratch, (command) => ({ ...shell, cwd: project, tool_input: { command } }), 'npm test');
 

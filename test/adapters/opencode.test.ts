@@ -3,7 +3,6 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { opencodeProtocol, opencodeReply, opencodeToolCall, parseOpenCodePayload, type OpenCodePayload } from '../../src/adapters/opencode.ts';
 import { HOOK_PROTOCOLS } from '../../src/adapters/registry.ts';
 import { decision, exitTwoWholeRunTests, hookScratch } from '../helpers/hook-tests.ts';
@@ -92,7 +91,7 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 
 describe('whole runs of `asimov hook opencode` (the built bin, the real gate)', () => {
   const scratch = hookScratch('opencode');
-  const { root, project } = scratch;
+  const { project } = scratch;
 
   exitTwoWholeRunTests('opencode', scratch, (command) => ({ ...bash, cwd: project, args: { ...bash.args, command } }), 'npm test');
 

@@ -91,7 +91,7 @@ describe('replies: a silent exit 0, or exit 2 with the reason', () => {
 
 describe('whole runs of `asimov hook windsurf` (the built bin, the real gate)', () => {
   const scratch = hookScratch('windsurf');
-  const { root, home, project, hook } = scratch;
+  const { home, project, hook } = scratch;
 
   exitTwoWholeRunTests('windsurf', scratch, (command_line) => ({ ...common, agent_action_name: 'pre_run_command', tool_info: { command_line, cwd: project } }), 'npm test');
 

@@ -5,7 +5,7 @@
 // is caught at the next listing. Nothing here fails open: any error hides the tools it concerns.
 
 import { describeError } from '../../core/errors.ts';
-import { inspectTool, isBlocking, type Finding, type ToolDef } from './poison.ts';
+import { inspectTool, type Finding, type ToolDef } from './poison.ts';
 import { shellQuote } from '../../core/tools.ts';
 import { defaultPinsPath, hashTool, pendingRecord, readPins, serverEntry, updatePins, type PinStore } from './pins.ts';
 
