@@ -328,10 +328,13 @@ const EXACT_CLASSES: readonly PathClass[] = ['root', 'home-root', 'project-root'
  * in the previous call must be seen.
  */
 const ROOT_TTL_MS = 5000;
-/** A root's forms, and its own realpath (null when it does not exist) as `real` found it. */
+/**
+ * A root's forms; for the project root also its realpath and the identity (`dev:ino`, from lstat) of what
+ * its path named when that realpath was found.
+ */
 interface RootEntry {
   forms: string[];
-  real: string | null;
+  real?: { path: string; id: string } | undefined;
 }
 const rootCache = new Map<string, RootEntry & { at: number }>();
 let defaultTmp: string | undefined;
@@ -351,6 +354,10 @@ function cachedRoot(p: string, compute: () => RootEntry): RootEntry {
   if (rootCache.size > 256) rootCache.clear();
   rootCache.set(p, entry);
   return entry;
+}
+
+function statId(st: Stats): string {
+  return `${st.dev}:${st.ino}`;
 }
 
 /** What a classifier derives from its roots alone: pure strings and a compiled matcher, no file system. */
@@ -431,6 +438,9 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   defaultTmp ??= osTmpdir(); // reads the environment each call; it does not change under a running gate
   const tmp = stripSlash(normalized(opts.tmpdir && opts.tmpdir.startsWith('/') ? opts.tmpdir : defaultTmp));
 
+  // The project root's path and trusted realpath (set below, once the root cache has been consulted).
+  const projectRootPath = stripSlash(normalized(opts.projectRoot));
+  let projectRootReal: { path: string; id: string } | undefined;
   const statCache = new Map<string, Stats | null>();
   /**
    * lstat of a path, or null when nothing is there (or it cannot be looked at: ENOTDIR, EACCES, a name
@@ -462,12 +472,16 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     if (hit !== undefined) return hit;
     let r: string | null = null;
     const st = lstatOf(p);
-    if (st !== null) {
+    if (st !== null && p === projectRootPath && projectRootReal !== undefined && statId(st) === projectRootReal.id) {
+      // The project root's realpath from the root cache, while its path still names the same thing: the
+      // lstat is needed anyway, and a root swapped for a symlink (or moved) since has another identity.
+      r = projectRootReal.path;
+    } else if (st !== null) {
       const slash = p.lastIndexOf('/');
       const name = p.slice(slash + 1);
       const parentReal = st.isSymbolicLink() || name === '' || name === '.' || name === '..'
         ? undefined
-        : realCache.get(slash === 0 ? '/' : p.slice(0, slash));
+        : parentRealOf(slash === 0 ? '/' : p.slice(0, slash));
       if (parentReal) {
         r = parentReal === '/' ? '/' + name : parentReal + '/' + name;
       } else {
@@ -481,6 +495,9 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     realCache.set(p, r);
     return r;
   };
+  /** A directory's realpath when known already, or when it is the project root (one lstat, see above). */
+  const parentRealOf = (dir: string): string | null | undefined =>
+    realCache.get(dir) ?? (dir === projectRootPath && projectRootReal !== undefined ? real(dir) : undefined);
   const linkCache = new Map<string, string | null>();
   /** The target of a symlink (dangling ones included), or null when the path is not a symlink. */
   const readLink = (p: string): string | null => {
@@ -532,20 +549,20 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     return r === p ? [p] : [p, r];
   };
   /**
-   * A root's forms, and its realpath entered in this classifier's cache: a path the agent names under the
-   * project that does not exist yet resolves through the root, and the root is the user's setup, trusted
-   * for as long as its forms are (ROOT_TTL_MS). That saves two system calls for most paths of a call.
+   * A root's forms, from the cache. Only the forms: the root's own realpath is found afresh per call when
+   * a path resolves through it, so a project root swapped for a symlink since is seen at once.
    */
-  const rootForms = (p: string): string[] => {
-    const entry = cachedRoot(p, () => {
-      const forms = bothForms(p);
-      return { forms, real: real(p) };
-    });
-    if (!realCache.has(p)) realCache.set(p, entry.real);
-    return entry.forms;
-  };
+  const rootForms = (p: string): string[] => cachedRoot(p, () => ({ forms: bothForms(p) })).forms;
 
-  const projectRoots = rootForms(stripSlash(normalized(opts.projectRoot)));
+  // The project root: most paths an agent names that do not exist yet resolve through it (see `real`).
+  const projectEntry = cachedRoot(projectRootPath, () => {
+    const forms = bothForms(projectRootPath);
+    const r = real(projectRootPath);
+    const st = lstatOf(projectRootPath);
+    return { forms, real: r !== null && st !== null ? { path: r, id: statId(st) } : undefined };
+  });
+  projectRootReal = projectEntry.real;
+  const projectRoots = projectEntry.forms;
   const homeRoots = rootForms(home);
   const tempForms = opts.tempDirs
     ? opts.tempDirs.filter((d) => typeof d === 'string' && d.startsWith('/')).map((d) => rootForms(stripSlash(normalized(d))))

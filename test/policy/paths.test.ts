@@ -2,7 +2,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AsimovError } from '../../src/core/errors.ts';
@@ -75,6 +75,23 @@ describe('resolving', () => {
     assert.equal(fresh('src/a.ts').abs, join(proj, 'src', 'a.ts'));
     assert.equal(fresh('src/missing/deeper.ts').abs, join(proj, 'src', 'missing', 'deeper.ts'));
     assert.equal(fresh('src/a.ts/x').abs, join(proj, 'src', 'a.ts', 'x'), 'under a file: not a directory, kept as named');
+  });
+
+  test('a project root swapped for a symlink between two calls is resolved afresh on the second', () => {
+    // The root's forms are kept for a few seconds across calls; where a new file under it lands must not be.
+    const swapRoot = join(root, 'swap', 'proj');
+    mkdirSync(swapRoot, { recursive: true });
+    const before = classifier({ cwd: swapRoot, projectRoot: swapRoot });
+    assert.equal(before('newfile').abs, join(swapRoot, 'newfile'));
+    assert.ok(has('newfile', 'project', before));
+    renameSync(swapRoot, `${swapRoot}.bak`);
+    symlinkSync(join(home, '.ssh'), swapRoot);
+    const after = classifier({ cwd: swapRoot, projectRoot: swapRoot });
+    assert.equal(after('newfile').abs, join(home, '.ssh', 'newfile'));
+    assert.ok(!has('newfile', 'project', after), 'not the project any more');
+    assert.ok(has('authorized_keys', 'persistence', after));
+    assert.equal(after('id_rsa').abs, join(home, '.ssh', 'id_rsa'), 'an existing entry resolves through the new root too');
+    assert.ok(has('id_rsa', 'credentials', after));
   });
 
   test('relative paths resolve against cwd with . and .. normalized', () => {
