@@ -1855,6 +1855,8 @@ const interactiveShell = defineShellRule({
 
 const runProjectScript = defineShellRule({
   id: 'exec.run-project-script',
+  // It returns null unless argv[0] has a `/` or the command is an interpreter (invocation).
+  needs: { traits: ['path-name', 'interpreter'] },
   // allow: running a script or program that lives inside the project (build scripts, the project's own
   // tools) is everyday work; what the script does is the project's business, reviewed with its code.
   tier: 'allow',
@@ -1894,6 +1896,8 @@ const BUILD_TOOLS = new Set([
 
 const writeThenRun = defineShellRule({
   id: 'exec.write-then-run',
+  // executedPath (a name with a `/`, an interpreter's script, source/`.`) or a build tool: nothing else matches.
+  needs: { traits: ['path-name', 'interpreter'], programs: [...BUILD_TOOLS, 'source', '.'] },
   // soft: writing a script (or a build file) and running it in the same line runs code no reviewer saw as a
   // file; ordinary work writes the file first, then runs it in a separate step.
   tier: 'soft_deny',

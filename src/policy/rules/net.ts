@@ -189,8 +189,16 @@ function downloadedFiles(analysis: Analysis, ctx: RuleContext): Map<string, Simp
   return files;
 }
 
+/**
+ * The commands codeFlow can find code for: a dynamic command name (`$(curl …)` as the command, always an
+ * odd name), eval, source/`.`, or an interpreter (invocation).
+ */
+const RUNS_CODE_FLOW = { traits: ['odd-name', 'interpreter'], programs: ['eval', 'source', '.'] } as const;
+
 const pipeToShell = defineShellRule({
   id: 'net.pipe-to-shell',
+  // codeFlow, executedPath (a name with a `/`, an interpreter's script, source/`.`) and inline code: nothing else matches.
+  needs: { traits: [...RUNS_CODE_FLOW.traits, 'path-name'], programs: RUNS_CODE_FLOW.programs },
   // hard: code fetched from the network and run without ever being read is the textbook remote-code
   // path (and how most supply-chain attacks on agents end); nothing an agent does needs it unreviewed.
   // Not locked: a trusted project policy may allow one specific installer it has vetted.
@@ -247,6 +255,7 @@ const pipeToShell = defineShellRule({
 
 const decodeToShell = defineShellRule({
   id: 'net.decode-to-shell',
+  needs: RUNS_CODE_FLOW,
   // hard: decoding a payload straight into an interpreter (base64 -d | sh, printf '\x..' | bash, eval of
   // decoded text) exists to hide what runs; legitimate work writes the command in plain text.
   tier: 'hard_deny',
@@ -361,6 +370,9 @@ const NO_SOCKET_SHELL: { kind: ShellKind; subject: string } = Object.freeze({ ki
 
 const reverseShell = defineShellRule({
   id: 'net.reverse-shell',
+  // shellSocketKind: devTcp (a /dev/ word or redirect, or inline code), ztcp and xterm by name, a network
+  // client, a shell wired to a socket tool, inline code; echo/printf only through a /dev/tcp redirect.
+  needs: { traits: ['dev-path', 'interpreter'], programs: [...NETWORK_PROGRAMS, 'ztcp', 'xterm'] },
   // hard: a shell wired to a network socket hands this machine to whoever is on the other end; there is
   // no development task that needs one.
   tier: 'hard_deny',
@@ -396,6 +408,8 @@ const reverseShell = defineShellRule({
 
 const bindShell = defineShellRule({
   id: 'net.bind-shell',
+  // shellSocketKind says `bind` only for a listening network client or inline code (an interpreter, an awk).
+  needs: { traits: ['interpreter'], programs: NETWORK_PROGRAMS },
   // hard: a listener that runs a shell for each connection lets anyone who can reach the port take over.
   tier: 'hard_deny',
   locked: true,
@@ -532,6 +546,8 @@ const METADATA_WORD_RE = /169\.254\.169\.254|169\.254\.170\.2|metadata\.google\.
 
 const metadata = defineShellRule({
   id: 'net.metadata',
+  // A network client's endpoints, a word with a metadata address, or inline code: nothing else matches.
+  needs: { traits: ['metadata-host', 'interpreter'], programs: NETWORK_PROGRAMS },
   // hard: cloud metadata endpoints hand out the machine's cloud credentials; an agent has no reason to
   // query them and it is the first step of most cloud breaches.
   tier: 'hard_deny',

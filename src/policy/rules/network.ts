@@ -92,6 +92,8 @@ export interface CommandFacts {
   writes: unknown;
   /** writes.ts: find's parsed arguments (a pure function of the words). */
   find: unknown;
+  /** system.ts: the first path target of each persistence kind (context-bound, like the targets). */
+  persistence: unknown;
 }
 
 export function factsOf(cmd: SimpleCommand): CommandFacts {
@@ -99,7 +101,7 @@ export function factsOf(cmd: SimpleCommand): CommandFacts {
   const own = slots.facts as CommandFacts | undefined;
   if (own !== undefined) return own;
   // Every field present from the start: one object shape for all commands keeps the loads monomorphic.
-  const f: CommandFacts = { ctx: undefined, inv: undefined, code: undefined, net: undefined, reads: undefined, socketKind: undefined, writes: undefined, find: undefined };
+  const f: CommandFacts = { ctx: undefined, inv: undefined, code: undefined, net: undefined, reads: undefined, socketKind: undefined, writes: undefined, find: undefined, persistence: undefined };
   slots.facts = f;
   return f;
 }
@@ -113,6 +115,7 @@ export function ctxFacts(cmd: SimpleCommand, ctx: RuleContext): CommandFacts {
     f.reads = undefined;
     f.socketKind = undefined;
     f.writes = undefined;
+    f.persistence = undefined;
   }
   return f;
 }

@@ -76,6 +76,8 @@ function dynamicCode(cmd: SimpleCommand, analysis: Analysis): string | null {
 
 const evalDynamic = defineShellRule({
   id: 'obf.eval-dynamic',
+  // dynamicCode looks only at eval, source/`.` and shells (invocation of the shell family).
+  needs: { traits: ['interpreter'], programs: ['eval', 'source', '.'] },
   // soft: eval / sh -c / source of a string built at run time runs code nothing here can read; common
   // idioms (`eval "$(ssh-agent -s)"`, `source <(kubectl completion bash)`) stay soft so a person sees them.
   tier: 'soft_deny',
@@ -218,6 +220,8 @@ function evaluatesArithmetic(cmd: SimpleCommand): boolean {
 
 const arithSubstitution = defineShellRule({
   id: 'obf.arith-substitution',
+  // No holder (a literal word or assignment value with `$(` or a backtick), no hit.
+  needs: { traits: ['quoted-substitution'] },
   // soft: bash evaluates a variable's value as an expression in arithmetic, and the array subscript in
   // `a[$(cmd)]` is expanded there, so a quoted (inert-looking) string runs `cmd` when it reaches `$((x))`,
   // `((x))`, `let`, `declare -i` or `[[ x -eq y ]]`. Static analysis cannot follow the value into the

@@ -90,8 +90,12 @@ const GREP_LONG = [
 ];
 
 
-/** Programs with a case in computeReadTargets (every other program reads only its `<` redirects). */
-const READER_PROGRAMS: ReadonlySet<string> = new Set([
+/**
+ * Programs with a case in computeReadTargets: every other program reads only its `<`/`<>` redirects, so
+ * `readTargets` is empty for a command that is none of these and has no such redirect (the rules that only look
+ * at read targets use that as their pre-check: `needs: { traits: ['input-redirect'], programs: READER_PROGRAMS }`).
+ */
+export const READER_PROGRAMS: ReadonlySet<string> = new Set([
   ...ALL_OPERANDS, ...GREP_LIKE, 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'jq', 'gojq', 'jaq', 'cp', 'install', 'ditto', 'tar',
   'bsdtar', 'gtar', 'zip', '7z', '7za', '7zz', 'rar', 'dd', 'openssl', 'ssh-keygen', 'scp', 'rsync', 'curl', 'wget', 'http',
   'https', 'xh', 'xhs', 'socat', 'gh',

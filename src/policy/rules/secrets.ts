@@ -5,9 +5,10 @@
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { argTexts, programName, staticValue } from '../../shell/program.ts';
-import { allTrusted, BoundedCache, describeHost, networkTarget } from './network.ts';
-import { readTargets } from './reads.ts';
+import { allTrusted, BoundedCache, describeHost, NETWORK_PROGRAMS, networkTarget } from './network.ts';
+import { READER_PROGRAMS, readTargets } from './reads.ts';
 import { AWK_NAMES, awkProgram, awkTraits, codeTexts, cutText, effectiveStdin, invocation } from './exec.ts';
+import type { CommandTrait } from '../traits.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // What counts as secret material
@@ -20,6 +21,12 @@ const SHADOW_RE = /^\/etc\/(shadow|gshadow|master\.passwd)(-|\.|$)/;
 export const SECRET_VAR_RE = /(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|APIKEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH|SESSION_?KEY|CLIENT_?SECRET|_PAT$|^PAT$|COOKIE|DSN|CONNECTION_STRING)/i;
 
 const NO_ARGS: readonly string[] = Object.freeze([]);
+
+/**
+ * The pre-check of a rule that only looks at `readTargets`: that list is empty unless the command reads a `<`
+ * redirect or is a program computeReadTargets knows (reads.ts).
+ */
+const READS: { traits: readonly CommandTrait[]; programs: readonly string[] } = { traits: ['input-redirect'], programs: [...READER_PROGRAMS] };
 
 /** Commands that print every environment variable. */
 const ENV_DUMPERS = new Set(['env', 'printenv', 'export', 'declare', 'typeset', 'set', 'ps', 'jq', 'gojq', 'jaq']);
@@ -291,6 +298,9 @@ function dataWords(cmd: SimpleCommand): { word: Word; header: boolean }[] {
 
 const exfiltrate = defineShellRule({
   id: 'secrets.exfiltrate',
+  // Its first test returns null unless the command is a network client (networkTarget), a DNS or mail tool, gh,
+  // or an interpreter (invocation).
+  needs: { traits: ['interpreter'], programs: [...NETWORK_PROGRAMS, ...DNS_TOOLS, ...MAIL_TOOLS, 'gh'] },
   // hard: credentials or the environment sent to another machine is the worst outcome an agent can
   // cause short of destroying data, and the goal of most prompt injections. Graded soft when the data goes
   // only to a local or allowed host, or rides in an auth header.
@@ -397,6 +407,8 @@ function tierOf(t: 'soft_deny' | undefined): { tier?: 'soft_deny' } {
 
 const readCredentials = defineShellRule({
   id: 'secrets.read-credentials',
+  // Only read targets and secretStoreRead (a STORE_PROGRAMS program) can match.
+  needs: { traits: READS.traits, programs: [...READS.programs, ...STORE_PROGRAMS] },
   // soft: reading a credential store or secrets file puts secrets into the agent's context (and its logs);
   // sometimes needed (debugging a .env), so a person decides.
   tier: 'soft_deny',
@@ -442,6 +454,7 @@ const readCredentials = defineShellRule({
 
 const readSystemPasswords = defineShellRule({
   id: 'secrets.read-system-passwords',
+  needs: READS,
   // hard: /etc/shadow and friends hold every account's password hash; no development task reads them.
   tier: 'hard_deny',
   reason: 'This reads the system password database (/etc/shadow); never do this.',
@@ -505,6 +518,9 @@ function secretVarPrinted(cmd: SimpleCommand): string | null {
 
 const envDump = defineShellRule({
   id: 'secrets.env-dump',
+  // secretVarPrinted looks at printenv/echo/printf, isEnvDump at ENV_DUMPERS and awk by name, and at any other
+  // command only through its read targets (/proc/…/environ).
+  needs: { traits: READS.traits, programs: ['printenv', 'echo', 'printf', ...ENV_DUMPERS, ...AWK_NAMES, ...READS.programs] },
   // soft: the environment usually holds API keys and tokens; dumping it wholesale exposes them all.
   // `printenv HOME` (one named variable) is fine.
   tier: 'soft_deny',
@@ -590,6 +606,7 @@ const scan = defineShellRule({
 
 const history = defineShellRule({
   id: 'secrets.history',
+  needs: READS,
   // soft: shell and REPL histories are full of pasted tokens and passwords; reading them is credential
   // exploration. (`history` in the agent's own shell lists only its own commands and is allowed.)
   tier: 'soft_deny',

@@ -479,6 +479,8 @@ function customIndexOf(cmd: SimpleCommand, ctx: RuleContext): string | null {
 
 const customIndex = defineShellRule({
   id: 'supply.custom-index',
+  // customIndexOf reads index variables among the assignments, then only PACKAGE_MANAGERS.
+  needs: { traits: ['assignment'], programs: [...PACKAGE_MANAGERS] },
   // soft: pointing a package manager at another index or registry (or disabling its checksum database)
   // changes who supplies every later install; corporate mirrors are legitimate and belong in allowedDomains.
   tier: 'soft_deny',

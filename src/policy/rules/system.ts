@@ -7,6 +7,7 @@ import { basename, interpreterFamily, programName, staticValue } from '../../she
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import { has, pathTargets, type PathTarget } from './writes.ts';
+import { ctxFacts } from './network.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
@@ -37,19 +38,8 @@ const HISTORY_FILE_RE = /(^|\/)\.(bash|zsh|sh|ksh|fish|python|node_repl|mysql|ps
 
 type PersistenceKind = 'sudoers' | 'authorized-keys' | 'cron' | 'service' | 'other';
 
-const kindCache = new WeakMap<PathTarget, PersistenceKind | null>();
-
-/** Which persistence mechanism a path belongs to, by name, or null when it is none (memoized: five rules ask). */
+/** Which persistence mechanism a path belongs to, by name, or null when it is none. */
 function persistenceKind(t: PathTarget): PersistenceKind | null {
-  let k = kindCache.get(t);
-  if (k === undefined) {
-    k = computeKind(t);
-    kindCache.set(t, k);
-  }
-  return k;
-}
-
-function computeKind(t: PathTarget): PersistenceKind | null {
   const p = lower(where(t));
   const q = lower(t.path);
   if (SUDOERS_RE.test(p) || SUDOERS_RE.test(q)) return 'sudoers';
@@ -60,12 +50,33 @@ function computeKind(t: PathTarget): PersistenceKind | null {
   return null;
 }
 
+/** A command's first path target (not a placeholder) of each persistence kind. */
+type KindTargets = { readonly [K in PersistenceKind]?: PathTarget };
+
+/** The answer for the many commands that write no persistence file: one shared object, read-only. */
+const NO_KIND_TARGETS: KindTargets = Object.freeze({});
+
 function targetOfKind(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis, kind: PersistenceKind): PathTarget | null {
   // Cheap exit: most commands write nothing.
   const targets = pathTargets(cmd, ctx, analysis);
   if (targets.length === 0) return null;
-  for (const t of targets) if (!t.placeholder && persistenceKind(t) === kind) return t;
-  return null;
+  // Five rules ask, each for one kind: the targets are sorted by kind once per command, in the command's facts
+  // (a per-target WeakMap memo cost a lookup per target per rule).
+  const facts = ctxFacts(cmd, ctx);
+  let byKind = facts.persistence as KindTargets | undefined;
+  if (byKind === undefined) {
+    let found: { [K in PersistenceKind]?: PathTarget } | null = null;
+    for (const t of targets) {
+      if (t.placeholder) continue;
+      const k = persistenceKind(t);
+      if (k === null) continue;
+      found ??= {};
+      if (found[k] === undefined) found[k] = t;
+    }
+    byKind = found ?? NO_KIND_TARGETS;
+    facts.persistence = byKind;
+  }
+  return byKind[kind] ?? null;
 }
 
 function verb(t: PathTarget): string {
@@ -334,6 +345,9 @@ export const rules: Rule[] = [
   // Hard and locked: a fork bomb has no use but to freeze the machine.
   defineShellRule({
     id: 'sys.fork-bomb',
+    // Inline code of a shell or interpreter (every SHELLS_AND_INTERPRETERS family is an interpreter trait), or a
+    // shell function calling itself (the line defines functions).
+    needs: { traits: ['interpreter', 'functions'] },
     tier: 'hard_deny',
     locked: true,
     reason: 'A fork bomb multiplies processes until the machine freezes; never run it.',
