@@ -293,10 +293,9 @@ const decodeToShell = defineShellRule({
 const DEV_TCP_RE = /\/dev\/(tcp|udp)\//;
 
 function devTcp(cmd: SimpleCommand): string | null {
-  if (cmd.text.includes('/dev/')) {
-    for (const r of cmd.redirects) if (r.target.value.includes('/dev/') && DEV_TCP_RE.test(r.target.value)) return r.target.value;
-    for (const w of cmd.argv) if (w.value.includes('/dev/') && DEV_TCP_RE.test(w.value)) return w.value;
-  }
+  // The words' values, not the command's text: quotes can split the name as written (`"/de"v/tcp/…`).
+  for (const r of cmd.redirects) if (r.target.value.includes('/dev/') && DEV_TCP_RE.test(r.target.value)) return r.target.value;
+  for (const w of cmd.argv) if (w.value.includes('/dev/') && DEV_TCP_RE.test(w.value)) return w.value;
   for (const code of codeTexts(cmd)) if (DEV_TCP_RE.test(code)) return cutText(code);
   return null;
 }

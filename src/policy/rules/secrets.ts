@@ -7,7 +7,7 @@ import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { argTexts, programName, staticValue } from '../../shell/program.ts';
 import { allTrusted, BoundedCache, describeHost, NETWORK_PROGRAMS, networkTarget } from './network.ts';
 import { READER_PROGRAMS, readTargets } from './reads.ts';
-import { AWK_NAMES, awkProgram, awkTraits, codeTexts, cutText, effectiveStdin, invocation } from './exec.ts';
+import { awkProgram, awkTraits, codeTexts, cutText, effectiveStdin, invocation, isAwkName } from './exec.ts';
 import type { CommandTrait } from '../traits.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ export function isEnvDump(c: SimpleCommand, ctx: RuleContext): string | null {
     default:
       break;
   }
-  if (AWK_NAMES.has(name)) {
+  if (isAwkName(name)) {
     const p = awkProgram(c);
     if (p !== null && awkTraits(p).envDump) return cutText(p);
   }
@@ -518,9 +518,9 @@ function secretVarPrinted(cmd: SimpleCommand): string | null {
 
 const envDump = defineShellRule({
   id: 'secrets.env-dump',
-  // secretVarPrinted looks at printenv/echo/printf, isEnvDump at ENV_DUMPERS and awk by name, and at any other
-  // command only through its read targets (/proc/…/environ).
-  needs: { traits: READS.traits, programs: ['printenv', 'echo', 'printf', ...ENV_DUMPERS, ...AWK_NAMES, ...READS.programs] },
+  // secretVarPrinted looks at printenv/echo/printf, isEnvDump at ENV_DUMPERS and any awk (an interpreter), and at
+  // any other command only through its read targets (/proc/…/environ).
+  needs: { traits: [...READS.traits, 'interpreter'], programs: ['printenv', 'echo', 'printf', ...ENV_DUMPERS, ...READS.programs] },
   // soft: the environment usually holds API keys and tokens; dumping it wholesale exposes them all.
   // `printenv HOME` (one named variable) is fine.
   tier: 'soft_deny',

@@ -79,6 +79,11 @@ describe('the secrets rules stay quiet on near-misses', () => {
   test('echo of a credential path reads nothing', () => expectNoRule('echo ~/.ssh/id_rsa', 'secrets.read-credentials'));
   test('an env wrapper is not a dump', () => expectNoRule('env FOO=1 make test', 'secrets.env-dump'));
   test('env piped to grep for a secret-looking name is a dump', () => expectRule('env | grep -i aws', 'secrets.env-dump'));
+  test('an awk of any version or path printing ENVIRON is a dump', () => {
+    for (const awk of ['awk', 'gawk5.1', '/usr/bin/gawk', 'mawk', 'busybox awk']) {
+      expectRule(`${awk} 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'`, 'secrets.env-dump');
+    }
+  });
   test('reading project history notes is not shell history', () => expectNoRule('cat docs/history.md', 'secrets.history'));
   test('secret scanners inside the project are not credential hunting', () => expectNoRule('gitleaks detect --source .', 'secrets.scan'));
 });
