@@ -100,7 +100,7 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
       perCommand: [],
     };
   }
-  if (analysis.commands.length === 0) {
+  if (analysis.commands.length === 0 && analysis.problems.length === 0) {
     return { classification: { tier: 'allow', findings: [], reason: 'Empty command: nothing runs.', rule: null }, analysis, perCommand: [] };
   }
   const idx = indexOf(policy);

@@ -176,6 +176,7 @@ class Collector {
     }
     // `[[ a -eq b ]]` evaluates both sides as arithmetic (variables named there are expanded recursively).
     if (node.kind === 'arith' || node.kind === 'cfor' || node.arithTest === true) this.arithmetic = true;
+    if (node.kind === 'cond') this.checkCondNames(node.items);
     for (const item of node.items) {
       if ('list' in item) this.walkList(item.list, inner);
       else if ('word' in item) this.walkParts(item.word.parts, inner, -1);
@@ -191,6 +192,19 @@ class Collector {
       }));
       if (ctx.sink) ctx.sink.push(id);
       if (stdin === ctx.stdin && ctx.readers) ctx.readers.push(id);
+    }
+  }
+
+  /**
+   * `[[ -v NAME ]]` evaluates a subscript in NAME as arithmetic, so quoted text there (`'a[$(cmd)]'`) runs cmd
+   * (bash 5.2). Such an operand is not a command the rules can see: the line is marked as not fully known.
+   */
+  private checkCondNames(items: readonly CompoundNode['items'][number][]): void {
+    for (let i = 0; i + 1 < items.length; i++) {
+      const op = items[i]!, arg = items[i + 1]!;
+      if (!('word' in op) || !('word' in arg) || op.word.raw !== '-v') continue;
+      const raw = arg.word.raw;
+      if (raw.includes('$(') || raw.includes('`')) this.problems.push(`[[ -v ${raw} ]] evaluates command text in its subscript`);
     }
   }
 

@@ -207,6 +207,25 @@ function quotedSubstitution(w: { value: string; literal: boolean }): boolean {
   return w.literal && (w.value.includes('$(') || w.value.includes('`'));
 }
 
+/**
+ * Builtins that take variable NAMES (`test -v NAME`, `printf -v NAME`, `read NAME`, `declare NAME=v`…). A name
+ * with a subscript, `a[…]`, has its subscript evaluated as arithmetic there, so quoted text such as
+ * `'a[$(cmd)]'` given as the name runs cmd (checked with bash 5.2: test/[ -v, printf -v, read, declare, local).
+ */
+const NAME_BUILTINS = new Set([...ARITH_BUILTINS, 'test', '[', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'getopts', 'wait']);
+const SUBSCRIPTED_NAME = /^[A-Za-z_][A-Za-z0-9_]*\[/;
+
+/** A word of a name-taking builtin that is a subscripted name holding command text. */
+function subscriptHolder(cmd: SimpleCommand): string | null {
+  const name = programName(cmd);
+  if (name === null || !NAME_BUILTINS.has(name)) return null;
+  for (let i = 1; i < cmd.argv.length; i++) {
+    const w = cmd.argv[i]!;
+    if (quotedSubstitution(w) && SUBSCRIPTED_NAME.test(w.value)) return w.raw;
+  }
+  return null;
+}
+
 function evaluatesArithmetic(cmd: SimpleCommand): boolean {
   const name = programName(cmd);
   if (name !== null && ARITH_BUILTINS.has(name)) {
@@ -224,7 +243,8 @@ const arithSubstitution = defineShellRule({
   needs: { traits: ['quoted-substitution'] },
   // soft: bash evaluates a variable's value as an expression in arithmetic, and the array subscript in
   // `a[$(cmd)]` is expanded there, so a quoted (inert-looking) string runs `cmd` when it reaches `$((x))`,
-  // `((x))`, `let`, `declare -i` or `[[ x -eq y ]]`. Static analysis cannot follow the value into the
+  // `((x))`, `let`, `declare -i` or `[[ x -eq y ]]`, or is given as a variable name (`test -v`, `printf -v`,
+  // `read`, `declare`). Static analysis cannot follow the value into the
   // expression, so the combination is held back for a person.
   tier: 'soft_deny',
   reason: 'A quoted string holding a command substitution meets arithmetic evaluation, which would run it (bash expands array subscripts inside arithmetic); write the command plainly.',
@@ -236,10 +256,17 @@ const arithSubstitution = defineShellRule({
       "declare -i y='a[$(id)]'",
       "x='a[$(id)]'; let y=x",
       "for ((i=0; i<n; i++)); do :; done; v='b[$(id)]'",
+      "test -v 'a[$(touch /tmp/pwned)]'",
+      "[ -v 'a[$(id)]' ]",
+      "printf -v 'a[$(id)]' x",
+      "read 'a[$(id)]' <<< x",
+      "declare 'a[$(id)]=1'",
     ],
-    notMatch: ["echo '$(date)'", 'echo $((1 + 2))', "x=5; echo $((x * 2))", "[[ $n -eq 1 ]] && echo 'one'", "printf '%s' '$HOME'"],
+    notMatch: ["echo 'a[$(date)]'", "printf -v msg '%s' '$(date)'", "test -v 'a[1]'", "echo '$(date)'", 'echo $((1 + 2))', "x=5; echo $((x * 2))", "[[ $n -eq 1 ]] && echo 'one'", "printf '%s' '$HOME'"],
   },
   match(cmd, _ctx, analysis) {
+    const named = subscriptHolder(cmd);
+    if (named !== null) return { subject: cutText(named) };
     let holder: string | null = null;
     for (const w of cmd.argv) if (quotedSubstitution(w)) holder = w.raw;
     for (const a of cmd.assignments) if (holder === null && quotedSubstitution(a.value)) holder = `${a.name}=${a.value.raw}`;

@@ -26,7 +26,23 @@ tierTable('hidden command names are never allowed', [
   ['alias sudo="sudo -E"', 'soft_deny'],
 ]);
 
+// Bash evaluates the subscript of a variable NAME as arithmetic, running command text quoted inside it (checked
+// with bash 5.2 in a scratch directory): these were allowed as plain `test`/`printf`/`read` calls (found in review).
+tierTable('quoted command text given as a subscripted variable name is never allowed', [
+  ["test -v 'a[$(rm -rf ~)]'", 'soft_deny'],
+  ["[ -v 'a[$(rm -rf ~)]' ]", 'soft_deny'],
+  ["printf -v 'a[$(rm -rf ~)]' x", 'soft_deny'],
+  ["read 'a[$(rm -rf ~)]' <<< x", 'soft_deny'],
+  ["declare 'a[`rm -rf ~`]=1'", 'soft_deny'],
+  ["f() { local 'a[$(rm -rf ~)]=1'; }; f", 'soft_deny'],
+  ["[[ -v 'a[$(rm -rf ~)]' ]]", 'unknown'],
+  ["[[ -v 'a[`rm -rf ~`]' ]] && echo set", 'unknown'],
+]);
+
 tierTable('ordinary quoting and scripting stay allowed', [
+  ["[[ -v 'a[1]' ]]", 'allow'],
+  ["test -v HOME", 'allow'],
+  ["printf -v msg '%s' 'use $(date) here'", 'allow'],
   ['"git" status', 'allow'],
   ['\\ls -la', 'allow'],
   ["'/usr/bin/env' --version", 'allow'],
