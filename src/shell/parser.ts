@@ -907,6 +907,8 @@ export class Parser {
     // Operators count only unquoted, as written.
     const op = w.raw;
     if (UNARY_TESTS.has(op)) {
+      // `-v NAME` evaluates a subscript in NAME (or in the value it expands to) as arithmetic.
+      if (op === '-v') this.condArith = true;
       this.condSkip(false);
       if (this.condWordIs(']]')) this.fail(`unexpected argument \`]]\` to conditional unary operator`);
       const arg = this.condWord();

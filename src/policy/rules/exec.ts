@@ -1943,6 +1943,19 @@ const COMMAND_VARS = new Set([
   'SUDO_ASKPASS', 'BROWSER', 'TERMINAL', 'GIT_PROXY_COMMAND', 'CVS_RSH', 'RSH', 'MANOPT', 'LESS',
 ]);
 
+/**
+ * PS4: bash expands it (command substitutions included) before every line it traces under `-x`, in any shell.
+ * PS0–PS2 are expanded only by an interactive shell, which exec.interactive-shell holds back already; flagging
+ * them would nag every prompt customization.
+ */
+const PROMPT_VARS = new Set(['PS4']);
+
+/**
+ * A pager, editor or browser as such variables usually hold: a known program, optionally with plain options.
+ * Anything else there is a command line the program hands to a shell (`PAGER='rm -rf ~' man ls` runs rm).
+ */
+const PLAIN_COMMAND_VALUE_RE = /^(\S*\/)?(less|more|most|pg|cat|bat|batcat|delta|diff-so-fancy|vim?|nvim|gvim|nano|pico|emacs|emacsclient|code|code-insiders|codium|cursor|subl|mate|micro|hx|helix|kak|ed|ex|view|gedit|kate|zed|open|xdg-open|sensible-pager|sensible-editor|w3m|lynx|links|elinks|firefox|chromium|chromium-browser|google-chrome|true|false)(\s+[-+\w.=\/,:]+)*\s*$/;
+
 const SSH_VARS = new Set(['GIT_SSH_COMMAND', 'GIT_SSH', 'GIT_PROXY_COMMAND']);
 const SSH_PROGRAM_RE = /^(\S*\/)?(ssh|plink|ssh\.exe|tortoiseplink)(\s+-[\w-]+(\s+[\w.@~\/=-]+)?)*\s*$/;
 
@@ -1963,9 +1976,14 @@ function hookAssignment(name: string, value: Word, cmd?: SimpleCommand): string 
     return `${name}=${v}`;
   }
   if (COMMAND_VARS.has(name)) {
-    if (name === 'LESS') return /(^|\s)-?[^\s]*[+]/.test(v) || /!|\|/.test(v) ? `${name}=${v}` : null;
+    if (name === 'LESS' || name === 'MANOPT') {
+      if (name === 'LESS') return /(^|\s)-?[^\s]*[+]/.test(v) || /!|\|/.test(v) ? `${name}=${v}` : null;
+    } else if (v !== '' && !PLAIN_COMMAND_VALUE_RE.test(v)) {
+      return `${name}=${v}`;
+    }
     if (METACHAR_RE.test(v) || v.trim().startsWith('!') || shellInWord(v) !== null) return `${name}=${v}`;
   }
+  if (PROMPT_VARS.has(name) && (v.includes('$(') || v.includes('`'))) return `${name}=${v}`;
   return null;
 }
 
@@ -1975,10 +1993,10 @@ const envHook = defineShellRule({
   // soft: environment variables that make programs preload libraries or run a command (LD_PRELOAD,
   // BASH_ENV, PAGER='sh -c …') hide code inside an innocent command; occasionally legitimate.
   tier: 'soft_deny',
-  reason: 'This sets an environment variable that makes programs load or run other code (LD_PRELOAD, BASH_ENV, a shell as PAGER/EDITOR); ask the user.',
+  reason: 'This sets an environment variable that makes programs load or run other code (LD_PRELOAD, BASH_ENV, a command line as PAGER/EDITOR, a command in a prompt string); ask the user.',
   examples: {
-    match: ['LD_PRELOAD=/tmp/x.so ls', 'GIT_SSH_COMMAND=./helper git fetch origin', 'export GIT_SSH_COMMAND=./malicious', 'PAGER=\'/bin/sh -c "exec sh 0<&1"\' git -p help', 'LESSOPEN=\'|/tmp/x %s\' less f', 'export BASH_ENV=/tmp/evil', 'VISUAL=\'/bin/sh -s --\' less /etc/hosts', 'NODE_OPTIONS=\'--require /tmp/x.js\' npm test'],
-    notMatch: ['PAGER=cat git log', 'EDITOR=vim git commit', 'GIT_SSH_COMMAND=./helper git status', 'GIT_SSH_COMMAND="ssh -i ./deploy_key" git fetch', 'NODE_OPTIONS=--max-old-space-size=4096 npm run build', 'export PATH=$PATH:./bin'],
+    match: ['LD_PRELOAD=/tmp/x.so ls', 'GIT_SSH_COMMAND=./helper git fetch origin', 'export GIT_SSH_COMMAND=./malicious', 'PAGER=\'/bin/sh -c "exec sh 0<&1"\' git -p help', 'LESSOPEN=\'|/tmp/x %s\' less f', 'export BASH_ENV=/tmp/evil', 'VISUAL=\'/bin/sh -s --\' less /etc/hosts', 'NODE_OPTIONS=\'--require /tmp/x.js\' npm test', 'PAGER=\'rm -rf build\' man ls', 'export EDITOR=./tools/edit.sh', 'PS4=\'$(touch /tmp/pwned)\' bash -x -c true'],
+    notMatch: ['PAGER=cat git log', 'EDITOR=vim git commit', 'GIT_PAGER="delta --dark" git diff', 'EDITOR="code --wait" git commit', 'PAGER="less -R" git log', 'GIT_SSH_COMMAND=./helper git status', 'GIT_SSH_COMMAND="ssh -i ./deploy_key" git fetch', 'NODE_OPTIONS=--max-old-space-size=4096 npm run build', 'export PATH=$PATH:./bin', 'PS1=\'\\u@\\h \\w$ \' bash -i'],
   },
   match(cmd) {
     for (const a of cmd.assignments) {

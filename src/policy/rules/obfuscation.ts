@@ -226,6 +226,21 @@ function subscriptHolder(cmd: SimpleCommand): string | null {
   return null;
 }
 
+/**
+ * Whether a command makes bash treat a variable's VALUE as a name (whose subscript is then evaluated): an
+ * indirect expansion `${!x}`, a prompt expansion `${x@P}` (which also runs command substitutions in the value),
+ * or a nameref (`declare -n r=…`, used later as `$r`). Checked with bash 5.2: each runs `x='a[$(cmd)]'`'s cmd.
+ */
+function evaluatesNames(cmd: SimpleCommand): boolean {
+  for (const w of cmd.argv) if (w.raw.includes('${!') || w.raw.includes('@P}')) return true;
+  for (const a of cmd.assignments) if (a.value.raw.includes('${!') || a.value.raw.includes('@P}')) return true;
+  const name = programName(cmd);
+  if (name === 'declare' || name === 'typeset' || name === 'local') {
+    for (let i = 1; i < cmd.argv.length; i++) if (/^-[a-zA-Z]*n/.test(cmd.argv[i]!.value)) return true;
+  }
+  return false;
+}
+
 function evaluatesArithmetic(cmd: SimpleCommand): boolean {
   const name = programName(cmd);
   if (name !== null && ARITH_BUILTINS.has(name)) {
@@ -261,6 +276,10 @@ const arithSubstitution = defineShellRule({
       "printf -v 'a[$(id)]' x",
       "read 'a[$(id)]' <<< x",
       "declare 'a[$(id)]=1'",
+      "x='a[$(id)]'; echo ${!x}",
+      "x='$(id)'; echo ${x@P}",
+      "declare -n r='a[$(id)]'; echo $r",
+      "x='a[$(id)]'; [[ -v $x ]]",
     ],
     notMatch: ["echo 'a[$(date)]'", "printf -v msg '%s' '$(date)'", "test -v 'a[1]'", "echo '$(date)'", 'echo $((1 + 2))', "x=5; echo $((x * 2))", "[[ $n -eq 1 ]] && echo 'one'", "printf '%s' '$HOME'"],
   },
@@ -271,7 +290,7 @@ const arithSubstitution = defineShellRule({
     for (const w of cmd.argv) if (quotedSubstitution(w)) holder = w.raw;
     for (const a of cmd.assignments) if (holder === null && quotedSubstitution(a.value)) holder = `${a.name}=${a.value.raw}`;
     if (holder === null) return null;
-    if (analysis.arithmetic === true || analysis.commands.some(evaluatesArithmetic)) return { subject: cutText(holder) };
+    if (analysis.arithmetic === true || analysis.commands.some((c) => evaluatesArithmetic(c) || evaluatesNames(c))) return { subject: cutText(holder) };
     return null;
   },
 });

@@ -6,6 +6,7 @@ import type { RuleContext } from '../rule.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { ctxFacts, networkTarget } from './network.ts';
+import { parseGit } from './writes.ts';
 
 export interface ReadTarget {
   word: Word;
@@ -98,7 +99,7 @@ const GREP_LONG = [
 export const READER_PROGRAMS: ReadonlySet<string> = new Set([
   ...ALL_OPERANDS, ...GREP_LIKE, 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'jq', 'gojq', 'jaq', 'cp', 'install', 'ditto', 'tar',
   'bsdtar', 'gtar', 'zip', '7z', '7za', '7zz', 'rar', 'dd', 'openssl', 'ssh-keygen', 'scp', 'rsync', 'curl', 'wget', 'http',
-  'https', 'xh', 'xhs', 'socat', 'gh',
+  'https', 'xh', 'xhs', 'socat', 'gh', 'git',
 ]);
 
 /** Every file a command reads, classified. Never throws; dynamic paths are classified as dynamic. Cached per command. */
@@ -269,6 +270,9 @@ function computeReadTargets(cmd: SimpleCommand, ctx: RuleContext): ReadTarget[] 
       }
       return out;
     }
+    case 'git':
+      for (const [w, p] of gitContentReads(cmd)) add(w, 'git', p);
+      return out;
     case 'gh':
       // `gh gist create FILE…` publishes files.
       if (val(args[0]) === 'gist' && (val(args[1]) === 'create' || val(args[1]) === 'new')) {
@@ -278,6 +282,46 @@ function computeReadTargets(cmd: SimpleCommand, ctx: RuleContext): ReadTarget[] 
     default:
       return out;
   }
+}
+
+const GIT_PATCH_FLAG = /^(-p|-u|--patch|-U\d*|--unified=\d+|-W|--function-context|--full-diff)$/;
+
+/** git subcommands that print the content of the files named after `--` (as diffs or annotated lines). */
+const GIT_SHOWS_PATHS = new Set(['show', 'diff', 'log', 'blame', 'annotate', 'whatchanged', 'format-patch', 'cat-file']);
+
+/**
+ * Files whose content a git command prints: `REV:PATH` (show, cat-file, diff, log), the operands of
+ * `diff --no-index` (two files outside any repository), the files of `blame`, and the paths after `--` of
+ * the subcommands that print diffs. A secrets file committed by mistake, or any file on disk, is read this
+ * way as surely as with cat. Paths of `REV:PATH` are taken as named (git resolves them in the repository).
+ */
+function gitContentReads(cmd: SimpleCommand): [Word, string][] {
+  const g = parseGit(cmd);
+  if (g.sub === null || !GIT_SHOWS_PATHS.has(g.sub)) return [];
+  const out: [Word, string][] = [];
+  const dash = g.args.findIndex((w) => w.value === '--');
+  const before = dash === -1 ? g.args : g.args.slice(0, dash);
+  for (const w of before) {
+    const v = staticValue(w) ?? w.value;
+    const colon = v.indexOf(':');
+    // `HEAD:.env`, `main:config/secrets.yml`, `:0:.env` (the index); not `--format=%H:%s` or a URL.
+    if (colon >= 0 && !v.startsWith('-') && !v.includes('://')) {
+      const path = v.slice(v.lastIndexOf(':') + 1).replace(/^\.\//, '');
+      if (path !== '') out.push([w, path]);
+    }
+  }
+  // `git log -- .env` lists commits; only with a patch does it print the file's lines.
+  if ((g.sub === 'log' || g.sub === 'whatchanged') && !before.some((w) => GIT_PATCH_FLAG.test(w.value))) return out;
+  if (dash !== -1) for (const w of g.args.slice(dash + 1)) out.push([w, staticValue(w) ?? w.value]);
+  // Without `--`, git takes an operand that is no revision as a path (`git diff .env`, `git blame .env`): every
+  // operand is looked at as one (a revision's name as a path is harmless to classify).
+  if (g.sub !== 'log' && g.sub !== 'whatchanged') {
+    for (const w of before) {
+      const v = staticValue(w) ?? w.value;
+      if (!v.startsWith('-') && !v.includes(':')) out.push([w, v]);
+    }
+  }
+  return out;
 }
 
 /** The first read target with the given class, or undefined. */

@@ -60,6 +60,13 @@ tierTable('credential exploration asks a person', [
   ['find ~ -name "*.pem"', 'soft_deny'],
   ['cat ~/.zsh_history', 'soft_deny'],
   ['cat /etc/shadow', 'hard_deny'],
+  // git prints file content too (found in review: these were allowed as local git work).
+  ['git show HEAD:.env', 'soft_deny'],
+  ['git show main:./config/.env.production', 'soft_deny'],
+  ['git cat-file -p HEAD:.env', 'soft_deny'],
+  ['git log -p -- .env', 'soft_deny'],
+  ['git diff --no-index /dev/null ~/.ssh/id_rsa', 'soft_deny'],
+  ['git blame .env', 'soft_deny'],
 ]);
 
 tierTable('ordinary work near secrets stays allowed', [
@@ -72,6 +79,10 @@ tierTable('ordinary work near secrets stays allowed', [
   ['rg -i token src', 'allow'],
   ['find . -name "*.pem"', 'allow'],
   ['gh auth status', 'unknown'],
+  ['git log --oneline -- .env', 'allow'],
+  ['git show HEAD:README.md', 'allow'],
+  ['git diff -- src/a.ts', 'allow'],
+  ['git log --format=%H:%s -- src', 'allow'],
 ]);
 
 describe('the secrets rules stay quiet on near-misses', () => {
