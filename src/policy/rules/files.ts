@@ -332,9 +332,11 @@ export const rules: Rule[] = [
     tier: 'soft_deny',
     reason: 'This file holds credentials or secrets; reading it puts them in the conversation. A person has to confirm.',
     tools: READ_TOOLS,
-    match: pathRule('read', ['credentials'], (t) => `${shown(t)} holds credentials or secrets; reading it puts them in the conversation. A person has to confirm.`),
+    // A raw device (a disk, memory) holds every file's bytes, secrets included, as the shell rule says of `strings /dev/mem`.
+    match: pathRule('read', ['credentials', 'device'], (t) => `${shown(t)} holds credentials or secrets (or is a raw device holding everyone's); reading it puts them in the conversation. A person has to confirm.`),
     examples: {
       match: [
+        { tool: 'Read', input: { file_path: '/dev/sda' } },
         { tool: 'Read', input: { file_path: '~/.ssh/id_rsa' } },
         { tool: 'Read', input: { file_path: '.env' } },
         { tool: 'Grep', input: { pattern: 'KEY', path: '/home/dev/.aws' } },
