@@ -17,6 +17,20 @@ import { sha256 } from './trust.ts';
 import { mergeTrustedSettings } from './trusted-settings.ts';
 
 export type LayerName = 'builtin' | 'user' | 'project' | 'managed';
+
+/**
+ * Paths every policy protects (writes there are soft_deny at least, like a policy file's `protectedPaths`):
+ * editor settings that make the editor's own agent or tasks run code. VS Code's settings hold Copilot agent
+ * mode's tool auto-approval (`chat.tools.autoApprove`, CVE-2025-53773: an agent writing it turns the next
+ * session's confirmations off) and interpreter paths; tasks.json can run a task when the folder opens. Not
+ * agent-config (hard_deny): people ask agents to change formatter settings there, so a person confirms instead.
+ */
+export const BUILTIN_PROTECTED_PATHS: readonly string[] = [
+  '.vscode/settings.json',
+  '.vscode/tasks.json',
+  '~/.config/Code/User/settings.json',
+  '~/Library/Application Support/Code/User/settings.json',
+];
 export type FileLayerName = Exclude<LayerName, 'builtin'>;
 
 /** Lowest first; the managed file comes last and has the final word. */
@@ -344,7 +358,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
 
   // 5. Lists and settings. Tightening ones (protected paths, default branches) apply from every file;
   // loosening ones (allowed domains, the judge) and those that run commands (chains) only from trusted files.
-  const protectedPaths: string[] = [];
+  const protectedPaths: string[] = resolvePathGlobs(BUILTIN_PROTECTED_PATHS, o.home, o.projectRoot);
   const allowedDomains: string[] = [];
   const defaultBranches: string[] = [...DEFAULT_BRANCHES];
   let judge: JudgeConfig | undefined;

@@ -10,7 +10,7 @@ import { defineShellRule, defineToolRule } from '../../src/policy/rule.ts';
 import type { Rule } from '../../src/policy/rule.ts';
 import { loadPolicy } from '../../src/policy/load.ts';
 import type { LoadOptions } from '../../src/policy/load.ts';
-import type { EffectivePolicy } from '../../src/policy/layers.ts';
+import { BUILTIN_PROTECTED_PATHS, type EffectivePolicy } from '../../src/policy/layers.ts';
 import { trustFile, untrustFile } from '../../src/policy/trust.ts';
 
 /** Temp dirs made by this file, removed when it finishes. */
@@ -20,6 +20,14 @@ function tempDir(prefix: string): string {
   const d = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   made.push(d);
   return d;
+}
+
+/**
+ * The protected paths a policy's files added: what follows the built-in list, which comes first and gives two
+ * entries per path (the path and everything under it; none of them is a glob).
+ */
+function fileProtected(p: EffectivePolicy): string[] {
+  return p.protectedPaths.slice(2 * BUILTIN_PROTECTED_PATHS.length);
 }
 
 const never = () => null;
@@ -177,7 +185,7 @@ describe('the managed policy', () => {
     write('managed', 'version: 1\nrules:\n  publish.*: hard_deny\nprotectedPaths: [/srv/prod]\n');
     const p = load();
     assert.equal(tierOf(p, 'publish.cargo'), 'hard_deny');
-    assert.deepEqual(p.protectedPaths, ['/srv/prod', '/srv/prod/**']);
+    assert.deepEqual(fileProtected(p), ['/srv/prod', '/srv/prod/**']);
   });
 });
 
@@ -206,7 +214,7 @@ protectedPaths: [deploy/**]
     assert.equal(tierOf(p, 'local.allow-psql'), undefined, 'allow rules need trust');
     assert.deepEqual(p.allowedDomains, []);
     assert.equal(p.judge, undefined);
-    assert.deepEqual(p.protectedPaths, [join(root, 'deploy/**')]);
+    assert.deepEqual(fileProtected(p), [join(root, 'deploy/**')]);
     assert.equal(p.sources.find((s) => s.layer === 'project')?.trusted, false);
     const w = p.warnings.find((x) => x.startsWith(`${f}: this project policy is not trusted`));
     assert.ok(w, p.warnings.join('\n'));
@@ -308,13 +316,22 @@ describe('lists and settings', () => {
     const { write, load, root, home } = fixture();
     write('user', 'version: 1\nprotectedPaths: ["~/.kube/**"]\n');
     write('project', 'version: 1\nprotectedPaths: [deploy/**, secrets, "/opt/app/*.conf"]\n');
-    assert.deepEqual(load().protectedPaths, [
+    assert.deepEqual(fileProtected(load()), [
       join(home, '.kube/**'),
       join(root, 'deploy/**'),
       join(root, 'secrets'),
       join(root, 'secrets/**'),
       '/opt/app/*.conf',
     ]);
+  });
+
+  test('every policy protects the editor settings that can turn an agent\'s confirmations off', () => {
+    const { load, root, home } = fixture();
+    const p = load();
+    for (const x of [join(root, '.vscode/settings.json'), join(root, '.vscode/tasks.json'), join(home, '.config/Code/User/settings.json')]) {
+      assert.ok(p.protectedPaths.includes(x), x);
+    }
+    assert.deepEqual(fileProtected(p), []);
   });
 
   test('default branches and allowed domains are unions, domains lower-cased', () => {
