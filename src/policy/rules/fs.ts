@@ -515,6 +515,9 @@ function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis)
     const i = r.info;
     if (has(i, 'root', 'system', 'device') || (isCatastrophicDir(i.abs, ctx) && !has(i, 'home-root') && !f.filtered)) {
       v('hard_deny', `Deleting files found under ${r.path} damages the system; do not delete there.`);
+    } else if (has(i, 'home-root') && !f.filtered) {
+      // Nothing narrows what it deletes (`-type f` is no filter): the whole home directory, as `rm -rf ~`.
+      v('hard_deny', `find without a -name/-path filter deletes every file under ${r.path}, the home directory; never do this.`);
     } else if (isCatastrophicDir(i.abs, ctx) && !has(i, 'home-root')) {
       v('soft_deny', `Deleting the files find selects under ${r.path} reaches every user's files; check the filter with the user.`);
     } else if (has(i, 'home-root', 'home', 'outside')) {

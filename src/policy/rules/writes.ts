@@ -71,12 +71,14 @@ export function isRemoteSpec(v: string): boolean {
 
 /** The directory whose content a last-component glob (`dir/*`) names, or null when the word is no such glob. */
 export function globDir(value: string): string | null {
-  const last = value.slice(value.lastIndexOf('/') + 1);
+  // `/home/*/` and `/home/*/.` name the same entries as `/home/*` (the directories among them).
+  const v = value.length > 1 ? value.replace(/(?:\/+\.?)+$/, '') || '/' : value;
+  const last = v.slice(v.lastIndexOf('/') + 1);
   if (!/[*?[]/.test(last)) return null;
-  const cut = value.lastIndexOf('/');
+  const cut = v.lastIndexOf('/');
   if (cut < 0) return '.';
   if (cut === 0) return '/';
-  return value.slice(0, cut);
+  return v.slice(0, cut);
 }
 
 /** True when the classification says the path names a class (helper for readability). */

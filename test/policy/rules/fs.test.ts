@@ -31,6 +31,10 @@ describe('fs.write-protected', () => {
 
 tierTable('catastrophic removal is hard_deny however it is spelled', [
   ['rm -rf /', 'hard_deny'],
+  // A trailing slash after the glob names the same directories (found in review: soft before).
+  ['rm -rf /home/*/', 'hard_deny'],
+  ['rm -rf /home/*/.', 'hard_deny'],
+  ['rm -rf ~/*/', 'hard_deny'],
   ['rm -r -f /', 'hard_deny'],
   ['rm -fr /', 'hard_deny'],
   ['rm --recursive --force /', 'hard_deny'],
@@ -186,6 +190,13 @@ tierTable('find deleting files is never allow', [
   ['find . -name node_modules -o -exec rm -rf {} +', 'soft_deny'],
   ['find . ! -name node_modules -exec rm -rf {} +', 'soft_deny'],
   ['find / -name "*.log" -delete', 'hard_deny'],
+  // The whole home directory with nothing narrowing it is `rm -rf ~` by another name (found in review: soft before).
+  ['find ~ -delete', 'hard_deny'],
+  ['find $HOME -type f -delete', 'hard_deny'],
+  ['find ~/ -mindepth 1 -exec rm -rf {} +', 'hard_deny'],
+  ['find ~ -type f -exec shred {} +', 'hard_deny'],
+  ['find ~ -name "*.pyc" -delete', 'soft_deny'],
+  ['find ~/.cache -delete', 'soft_deny'],
 ]);
 
 tierTable('find words that only look like -delete do not delete', [
