@@ -160,6 +160,8 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
     abs: [
       '/etc/shadow*', '/etc/gshadow*', '/etc/master.passwd', '/etc/sudoers*', '/etc/sudoers.d/**',
       '/etc/ssh/ssh_host_*_key', '/etc/ssl/private/**', '/proc/*/environ',
+      // Secrets a container is given: Kubernetes service-account tokens, Docker and Compose secrets.
+      '/var/run/secrets/**', '/run/secrets/**',
     ],
     anywhere: ['.password-store'],
   },

@@ -466,7 +466,41 @@ function localHit(g0: GitInvocation, cmd: SimpleCommand): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // The rules
 
+/** The files `git add`/`git stage` names (its operands, not options), each with its classes. */
+function addedSecret(cmd: SimpleCommand, ctx: RuleContext): string | null {
+  const g = git(cmd);
+  if (!g || (g.sub !== 'add' && g.sub !== 'stage')) return null;
+  let afterDashes = false;
+  for (const w of g.args) {
+    const v = staticValue(w) ?? w.value;
+    if (!afterDashes && v === '--') {
+      afterDashes = true;
+      continue;
+    }
+    if (!afterDashes && v.startsWith('-')) continue;
+    if (ctx.path(v).classes.has('credentials')) return v;
+  }
+  return null;
+}
+
 export const rules: Rule[] = [
+  // Soft: a credentials file staged is one commit and one push away from the remote and everyone who clones
+  // it (`git add -f .env` even overrides the ignore file that kept it out); sometimes a placeholder, so a person
+  // decides.
+  defineShellRule({
+    id: 'git.add-secrets',
+    tier: 'soft_deny',
+    programs: ['git'],
+    reason: 'This stages a credentials or secrets file, one push away from the remote; keep secrets out of git (a .env.example without values).',
+    examples: {
+      match: ['git add -f .env', 'git add .env.production', 'git stage config/server.key', 'git add -- ~/.ssh/id_rsa'],
+      notMatch: ['git add .env.example', 'git add -A', 'git add src/env.ts', 'git add -p', 'git commit -m ".env"'],
+    },
+    match: (cmd, ctx) => {
+      const file = addedSecret(cmd, ctx);
+      return file === null ? null : { subject: file, reason: `\`git add ${file}\` stages a credentials or secrets file, one push away from the remote; keep secrets out of git (a .env.example without values).` };
+    },
+  }),
   // Hard when it rewrites a default branch (or everything): others' work built on that history is lost.
   // Soft elsewhere: rewriting your own feature branch is common, but the current branch cannot be known here.
   defineShellRule({

@@ -33,7 +33,7 @@ const ALL_OPERANDS = new Set([
 
 /** Options with a value, per program family, so operands are told from option values. */
 const VALUE_OPTS: Readonly<Record<string, string>> = {
-  head: 'nc', tail: 'ncsF', cut: 'bcdf', fold: 'w', fmt: 'wgp', column: 'cstoNWRHOd', od: 'AjNtwS', hexdump: 'enfsC',
+  head: 'nc', tail: 'ncsF', cut: 'bcdf', fold: 'w', fmt: 'wgp', column: 'cstoNWRHOd', od: 'AjNtwS', hexdump: 'enfs',
   hd: 'enfsC', split: 'abdlnCt', sort: 'ktSoTz', uniq: 'fsw', diff: 'CUFIxLXDW', nl: 'bdfhilnsvw', shuf: 'inor',
   xxd: 'cglos', iconv: 'fto', strings: 'nte', base64: 'w', base32: 'w', basenc: 'w', gpg: 'oruks', gpg2: 'oruks',
   pr: 'hlwNoesn', join: 'jteo12', less: 'bhjkoOpPtTxyz', bat: 'lmHr', batcat: 'lmHr', yq: 'oIpe', xq: 'oI',

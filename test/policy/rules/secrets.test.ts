@@ -67,6 +67,11 @@ tierTable('credential exploration asks a person', [
   ['git log -p -- .env', 'soft_deny'],
   ['git diff --no-index /dev/null ~/.ssh/id_rsa', 'soft_deny'],
   ['git blame .env', 'soft_deny'],
+  // hexdump's -C takes no value: it used to swallow the file name (found in review).
+  ['hexdump -C ~/.ssh/id_rsa', 'soft_deny'],
+  ['cat /var/run/secrets/kubernetes.io/serviceaccount/token', 'soft_deny'],
+  ['cat /run/secrets/db_password', 'soft_deny'],
+  ['git add -f .env && git commit -m x', 'soft_deny'],
 ]);
 
 tierTable('ordinary work near secrets stays allowed', [
