@@ -259,7 +259,7 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   // yq can read arbitrary files and the environment from its expression (load(), env(), strenv()).
   yq: none(/^-[a-zA-Z]*i/, /^--inplace/, /\bload(_str|_xml|_props|_base64)?\s*\(|\b(str)?env\s*\(|\$ENV/),
   xq: none(/^-[a-zA-Z]*i/, /^--in-place/, /\$ENV|\benv\b|input_filename/), gron: always, sed: sedReadOnly,
-  awk: awkReadOnly, gawk: awkReadOnly, mawk: awkReadOnly, nawk: awkReadOnly, xxd: maxOperands(1, 'cglosC'), source: sourceProjectFile, '.': sourceProjectFile,
+  awk: awkReadOnly, gawk: awkReadOnly, mawk: awkReadOnly, nawk: awkReadOnly, xxd: maxOperands(1, 'cglnso'), source: sourceProjectFile, '.': sourceProjectFile,
   od: always, hexdump: always, hd: always, strings: noAtFile, base64: maxOperands(1, 'w'), base32: maxOperands(1, 'w'),
   md5sum: always, md5: always, sha1sum: always, sha224sum: always, sha256sum: always, sha384sum: always,
   sha512sum: always, shasum: always, b2sum: always, cksum: always, sum: always, basename: always, dirname: always,

@@ -31,12 +31,16 @@ const ALL_OPERANDS = new Set([
   'xsv', 'htmlq', 'pup', 'tomlq', 'ddrescue',
 ]);
 
-/** Options with a value, per program family, so operands are told from option values. */
+/**
+ * Short options that take their value as the next word, per program, so operands are told from option values.
+ * A letter listed wrongly swallows the file after it (`tail -F .env` read nothing): only options whose value
+ * is REQUIRED belong here; flags and options with an optional attached value (`od -w16`, `pr -n:3`) do not.
+ */
 const VALUE_OPTS: Readonly<Record<string, string>> = {
-  head: 'nc', tail: 'ncsF', cut: 'bcdf', fold: 'w', fmt: 'wgp', column: 'cstoNWRHOd', od: 'AjNtwS', hexdump: 'enfs',
-  hd: 'enfsC', split: 'abdlnCt', sort: 'ktSoTz', uniq: 'fsw', diff: 'CUFIxLXDW', nl: 'bdfhilnsvw', shuf: 'inor',
-  xxd: 'cglos', iconv: 'fto', strings: 'nte', base64: 'w', base32: 'w', basenc: 'w', gpg: 'oruks', gpg2: 'oruks',
-  pr: 'hlwNoesn', join: 'jteo12', less: 'bhjkoOpPtTxyz', bat: 'lmHr', batcat: 'lmHr', yq: 'oIpe', xq: 'oI',
+  head: 'nc', tail: 'ncs', cut: 'bcdf', fold: 'w', fmt: 'wgp', column: 'csoNWRHOlT', od: 'AjNtS', hexdump: 'enfs',
+  hd: 'enfs', split: 'abClnt', sort: 'ktSoT', uniq: 'fsw', diff: 'CUFIxLXDW', nl: 'bdfhilnsvw', shuf: 'ino',
+  xxd: 'cglos', iconv: 'fto', strings: 'nte', base64: 'w', base32: 'w', basenc: 'w', gpg: 'oru', gpg2: 'oru',
+  pr: 'hlwNo', join: 'jteo12', less: 'bhjkoOpPtTxyz', bat: 'lmHr', batcat: 'lmHr', yq: 'oIp', xq: 'oI',
   mlr: 'n', zstd: 'oD', gzip: 'S', xz: 'FCM', tac: 's', wc: '', cat: '',
 };
 

@@ -361,10 +361,11 @@ const SHRED_SPEC: ArgSpec = { shortWithValue: 'ns', longWithValue: ['iterations'
 const MKFIFO_SPEC: ArgSpec = { shortWithValue: 'mZ', longWithValue: ['mode', 'context'] };
 const COMPRESS_SPEC: ArgSpec = { shortWithValue: 'SbT', longWithValue: ['suffix', 'threads', 'memlimit'], aliases: { stdout: 'c', 'to-stdout': 'c', keep: 'k', test: 't', list: 'l' } };
 const ZSTD_SPEC: ArgSpec = { shortWithValue: 'oDBTLM', longWithValue: ['output', 'dict', 'format', 'threads', 'memory', 'patch-from'], aliases: { stdout: 'c', output: 'o', test: 't', list: 'l' } };
-const SPLIT_SPEC: ArgSpec = { shortWithValue: 'abCdlnt', longWithValue: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'additional-suffix', 'numeric-suffixes', 'hex-suffixes', 'filter'] };
+// -d/-x and --numeric-suffixes/--hex-suffixes take no value (or only one attached with `=`): listed, they swallowed the operand after them.
+const SPLIT_SPEC: ArgSpec = { shortWithValue: 'abClnt', longWithValue: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'additional-suffix', 'filter'] };
 const CSPLIT_SPEC: ArgSpec = { shortWithValue: 'bfn', longWithValue: ['suffix-format', 'prefix', 'digits'], aliases: { prefix: 'f' } };
-const DOS2UNIX_SPEC: ArgSpec = { shortWithValue: 'cm', longWithValue: ['convmode', 'add-bom'] };
-const ZIP_SPEC: ArgSpec = { shortWithValue: 'bnOPtTx', longWithValue: ['output-file', 'temp-path', 'suffixes', 'password', 'exclude', 'include'], aliases: { 'output-file': 'O', move: 'm' } };
+const DOS2UNIX_SPEC: ArgSpec = { shortWithValue: 'c', longWithValue: ['convmode'] };
+const ZIP_SPEC: ArgSpec = { shortWithValue: 'bnOPtx', longWithValue: ['output-file', 'temp-path', 'suffixes', 'password', 'exclude', 'include'], aliases: { 'output-file': 'O', move: 'm' } };
 const DDRESCUE_SPEC: ArgSpec = { shortWithValue: 'abBcCeEiIKlLmMoOsSTxZ', longWithValue: ['domain-mapfile', 'size', 'input-position', 'output-position'] };
 
 export function parseRm(cmd: SimpleCommand): ParsedArgs {
@@ -862,7 +863,7 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     if (ops[1] && ops[1].value !== '-') b.add(ops[1], 'uniq', 'write');
   },
   xxd: (_c, b, w) => {
-    const ops = parseArgs(w, { shortWithValue: 'cglnsoC' }).operands;
+    const ops = parseArgs(w, { shortWithValue: 'cglnso' }).operands;
     if (ops[1] && ops[1].value !== '-') b.add(ops[1], 'xxd', 'write');
   },
   openssl: (_c, b, w) => {

@@ -29,6 +29,14 @@ describe('fs.write-protected', () => {
   });
 });
 
+// A flag listed as taking a value swallowed the file after it, so the write went unseen (found in review).
+tierTable('a flag never hides the file a tool writes', [
+  ['xxd -C notes.txt ~/.bashrc', 'hard_deny'],
+  ['zip -T ~/.bashrc notes.txt', 'hard_deny'],
+  ['split -d notes.txt ~/.ssh/authorized_keys', 'hard_deny'],
+  ['dos2unix -m -n notes.txt ~/.bashrc', 'hard_deny'],
+]);
+
 tierTable('catastrophic removal is hard_deny however it is spelled', [
   ['rm -rf /', 'hard_deny'],
   // A trailing slash after the glob names the same directories (found in review: soft before).

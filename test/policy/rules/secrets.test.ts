@@ -69,6 +69,11 @@ tierTable('credential exploration asks a person', [
   ['git blame .env', 'soft_deny'],
   // hexdump's -C takes no value: it used to swallow the file name (found in review).
   ['hexdump -C ~/.ssh/id_rsa', 'soft_deny'],
+  ['tail -F .env', 'soft_deny'],
+  ['column -t .env', 'soft_deny'],
+  ['sort -z .env', 'soft_deny'],
+  ['od -w .env', 'soft_deny'],
+  ['pr -n .env', 'soft_deny'],
   ['cat /var/run/secrets/kubernetes.io/serviceaccount/token', 'soft_deny'],
   ['cat /run/secrets/db_password', 'soft_deny'],
   ['git add -f .env && git commit -m x', 'soft_deny'],
