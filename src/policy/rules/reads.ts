@@ -36,7 +36,7 @@ const ALL_OPERANDS = new Set([
  * A letter listed wrongly swallows the file after it (`tail -F .env` read nothing): only options whose value
  * is REQUIRED belong here; flags and options with an optional attached value (`od -w16`, `pr -n:3`) do not.
  */
-const VALUE_OPTS: Readonly<Record<string, string>> = {
+export const VALUE_OPTS: Readonly<Record<string, string>> = {
   head: 'nc', tail: 'ncs', cut: 'bcdf', fold: 'w', fmt: 'wgp', column: 'csoNWRHOlT', od: 'AjNtS', hexdump: 'enfs',
   hd: 'enfs', split: 'abClnt', sort: 'ktSoT', uniq: 'fsw', diff: 'CUFIxLXDW', nl: 'bdfhilnsvw', shuf: 'ino',
   xxd: 'cglos', iconv: 'fto', strings: 'nte', base64: 'w', base32: 'w', basenc: 'w', gpg: 'oru', gpg2: 'oru',

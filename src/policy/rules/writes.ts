@@ -302,7 +302,8 @@ const PERL_SPEC: ArgSpec = { shortWithValue: 'eE', stopAtFirstOperand: true };
 const RUBY_SPEC: ArgSpec = { shortWithValue: 'eIrC', stopAtFirstOperand: true };
 const TRUNCATE_SPEC: ArgSpec = { shortWithValue: 'sr', longWithValue: ['size', 'reference'] };
 const TOUCH_SPEC: ArgSpec = { shortWithValue: 'dtr', longWithValue: ['date', 'reference', 'time'] };
-const MKDIR_SPEC: ArgSpec = { shortWithValue: 'm', longWithValue: ['mode', 'context'] };
+// `--context[=CTX]`'s value is optional and only ever attached: as the next word it would swallow a directory.
+const MKDIR_SPEC: ArgSpec = { shortWithValue: 'm', longWithValue: ['mode'] };
 const PATCH_SPEC: ArgSpec = {
   shortWithValue: 'pdiorDBYzVFg',
   longWithValue: ['strip', 'directory', 'input', 'output', 'reject-file', 'ifdef', 'prefix', 'basename-prefix', 'suffix', 'version-control', 'fuzz', 'get'],
@@ -358,7 +359,7 @@ const CHOWN_SPEC: ArgSpec = { longWithValue: ['from'], aliases: { recursive: 'R'
 const SETFACL_SPEC: ArgSpec = { shortWithValue: 'mMxX', longWithValue: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file'], aliases: { recursive: 'R' } };
 const RM_SPEC: ArgSpec = { longWithValue: [], aliases: { recursive: 'r', R: 'r', force: 'f', dir: 'd' } };
 const SHRED_SPEC: ArgSpec = { shortWithValue: 'ns', longWithValue: ['iterations', 'size', 'random-source'] };
-const MKFIFO_SPEC: ArgSpec = { shortWithValue: 'mZ', longWithValue: ['mode', 'context'] };
+const MKFIFO_SPEC: ArgSpec = { shortWithValue: 'm', longWithValue: ['mode'] };
 const COMPRESS_SPEC: ArgSpec = { shortWithValue: 'SbT', longWithValue: ['suffix', 'threads', 'memlimit'], aliases: { stdout: 'c', 'to-stdout': 'c', keep: 'k', test: 't', list: 'l' } };
 const ZSTD_SPEC: ArgSpec = { shortWithValue: 'oDBTLM', longWithValue: ['output', 'dict', 'format', 'threads', 'memory', 'patch-from'], aliases: { stdout: 'c', output: 'o', test: 't', list: 'l' } };
 // -d/-x and --numeric-suffixes/--hex-suffixes take no value (or only one attached with `=`): listed, they swallowed the operand after them.
@@ -367,6 +368,16 @@ const CSPLIT_SPEC: ArgSpec = { shortWithValue: 'bfn', longWithValue: ['suffix-fo
 const DOS2UNIX_SPEC: ArgSpec = { shortWithValue: 'c', longWithValue: ['convmode'] };
 const ZIP_SPEC: ArgSpec = { shortWithValue: 'bnOPtx', longWithValue: ['output-file', 'temp-path', 'suffixes', 'password', 'exclude', 'include'], aliases: { 'output-file': 'O', move: 'm' } };
 const DDRESCUE_SPEC: ArgSpec = { shortWithValue: 'abBcCeEiIKlLmMoOsSTxZ', longWithValue: ['domain-mapfile', 'size', 'input-position', 'output-position'] };
+
+/**
+ * The specs of the GNU tools among these, by program: test/policy/rules/option-tables.test.ts checks every short
+ * option listed as taking a value against the installed tool (a flag listed there hides the file after it).
+ */
+export const GNU_WRITE_SPECS: Readonly<Record<string, ArgSpec>> = {
+  cp: CP_SPEC, install: INSTALL_SPEC, ln: LN_SPEC, sed: SED_SPEC, mkdir: MKDIR_SPEC, patch: PATCH_SPEC, sort: SORT_SPEC,
+  uniq: UNIQ_SPEC, truncate: TRUNCATE_SPEC, touch: TOUCH_SPEC, shred: SHRED_SPEC, mkfifo: MKFIFO_SPEC, split: SPLIT_SPEC,
+  csplit: CSPLIT_SPEC,
+};
 
 export function parseRm(cmd: SimpleCommand): ParsedArgs {
   return parseArgs(cmd, RM_SPEC);
