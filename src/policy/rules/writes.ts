@@ -370,7 +370,7 @@ const ZIP_SPEC: ArgSpec = { shortWithValue: 'bnOPtx', longWithValue: ['output-fi
 const DDRESCUE_SPEC: ArgSpec = { shortWithValue: 'abBcCeEiIKlLmMoOsSTxZ', longWithValue: ['domain-mapfile', 'size', 'input-position', 'output-position'] };
 
 /**
- * The specs of the GNU tools among these, by program: test/policy/rules/option-tables.test.ts checks every short
+ * The specs of the GNU tools among these, by program: test/policy/option-tables.test.ts checks every short
  * option listed as taking a value against the installed tool (a flag listed there hides the file after it).
  */
 export const GNU_WRITE_SPECS: Readonly<Record<string, ArgSpec>> = {

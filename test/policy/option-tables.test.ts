@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VALUE_OPTS } from '../../../src/policy/rules/reads.ts';
-import { GNU_WRITE_SPECS } from '../../../src/policy/rules/writes.ts';
+import { VALUE_OPTS } from '../../src/policy/rules/reads.ts';
+import { GNU_WRITE_SPECS } from '../../src/policy/rules/writes.ts';
 
 /** Tools whose "needs an argument" message is reliable (GNU coreutils, diffutils, sed, patch, util-linux…). */
 const CHECKED = new Set([
