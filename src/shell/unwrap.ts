@@ -405,6 +405,56 @@ class Unwrapper {
       const w = configs.get(key);
       if (w) this.unwrapString(cmd, [w], `git -c ${key}`);
     }
+    if (sub !== undefined) this.unwrapGitSubcommand(cmd, sub, rest.slice(i + 1));
+  }
+
+  /**
+   * Subcommands that run a command they are given: `rebase --exec CMD` and `submodule foreach CMD` (shell
+   * strings), `bisect run CMD ARGS…` (a command), and the transport programs `--upload-pack`, `--receive-pack`
+   * and `--exec` of clone, fetch, pull, ls-remote, push and archive, which git runs through a shell.
+   */
+  private unwrapGitSubcommand(cmd: SimpleCommand, sub: string, args: Word[]): void {
+    if (sub === 'bisect') {
+      const run = args.findIndex((w) => w.value === 'run');
+      if (run >= 0 && run + 1 < args.length) this.addInner(cmd, args.slice(run + 1), 'git bisect run', []);
+      return;
+    }
+    if (sub === 'submodule') {
+      const each = args.findIndex((w) => w.value === 'foreach');
+      if (each >= 0) {
+        const words = args.slice(each + 1).filter((w) => w.value !== '--recursive' && w.value !== '-q' && w.value !== '--quiet');
+        if (words.length > 0) this.unwrapString(cmd, words, 'git submodule foreach');
+      }
+      return;
+    }
+    const valueOf: Readonly<Record<string, readonly string[]>> = {
+      rebase: ['--exec', '-x'],
+      clone: ['--upload-pack', '-u'],
+      fetch: ['--upload-pack'],
+      pull: ['--upload-pack'],
+      'ls-remote': ['--upload-pack', '--exec'],
+      push: ['--receive-pack', '--exec'],
+      'send-pack': ['--receive-pack', '--exec'],
+      'fetch-pack': ['--upload-pack', '--exec'],
+      archive: ['--exec'],
+    };
+    const options = Object.hasOwn(valueOf, sub) ? valueOf[sub]! : undefined;
+    if (!options) return;
+    for (let j = 0; j < args.length; j++) {
+      const w = args[j]!;
+      const v = w.value;
+      if (v === '--') break;
+      for (const o of options) {
+        let value: Word | undefined;
+        if (v === o) value = args[++j];
+        else if (o.startsWith('--') && v.startsWith(`${o}=`)) value = { ...w, value: v.slice(o.length + 1) };
+        else if (!o.startsWith('--') && v.startsWith(o) && v.length > o.length) value = { ...w, value: v.slice(o.length) };
+        if (value) {
+          this.unwrapString(cmd, [value], `git ${sub} ${o}`);
+          break;
+        }
+      }
+    }
   }
 
   private unwrapTmux(cmd: SimpleCommand, rest: Word[]): void {

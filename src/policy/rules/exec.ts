@@ -1862,8 +1862,8 @@ const runProjectScript = defineShellRule({
   tier: 'allow',
   reason: 'Runs a script that lives inside the project.',
   examples: {
-    match: ['./build.sh', 'bash scripts/release-notes.sh', 'python tool.py', 'node index.js', 'python3 -u scripts/gen.py --out x', 'bash -n deploy.sh', 'sh ./configure --prefix=/usr/local', './gradlew build', 'ruby bin/setup'],
-    notMatch: ['bash /tmp/x.sh', 'python ~/other/tool.py', '../other-project/run.sh', 'python3 -c "print(1)"', 'echo \'rm -rf ~\' > x.sh; bash x.sh'],
+    match: ['./build.sh', 'bash scripts/release-notes.sh', 'python tool.py', 'node index.js', 'python3 -u scripts/gen.py --out x', 'bash -n deploy.sh', 'sh ./configure --prefix=/usr/local', './gradlew build', 'ruby bin/setup', 'node -r ts-node/register src/index.ts', 'node --require ./test/setup.js test.js'],
+    notMatch: ['bash /tmp/x.sh', 'python ~/other/tool.py', '../other-project/run.sh', 'python3 -c "print(1)"', 'echo \'rm -rf ~\' > x.sh; bash x.sh', 'node -r /tmp/x.js index.js', 'node --import=/tmp/x.mjs index.js'],
   },
   match(cmd, ctx, analysis) {
     const p = executedPath(cmd);
@@ -1876,9 +1876,36 @@ const runProjectScript = defineShellRule({
     const c = info.classes;
     if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;
     if (info.abs && lineWrites(analysis, ctx).some((wr) => wr.abs === info.abs)) return null;
+    if (preloadsOutsideProject(cmd, ctx)) return null;
     return { subject: p };
   },
 });
+
+/** Options that load another file before the script: node's preloads and loaders, ruby's `-r`. */
+const PRELOAD_OPTIONS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
+
+/**
+ * Whether the interpreter is told to load a file that is not the project's first (`node -r /tmp/x.js index.js`
+ * runs /tmp/x.js): a package name (`-r ts-node/register`) comes from the project's dependencies; a path must
+ * be inside the project.
+ */
+function preloadsOutsideProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
+  const argv = cmd.argv;
+  for (let i = 1; i < argv.length; i++) {
+    const v = staticValue(argv[i]) ?? argv[i]!.value;
+    let value: string | undefined;
+    const eq = v.indexOf('=');
+    if (PRELOAD_OPTIONS.has(v)) value = staticValue(argv[i + 1]) ?? argv[i + 1]?.value;
+    else if (eq > 0 && PRELOAD_OPTIONS.has(v.slice(0, eq))) value = v.slice(eq + 1);
+    else if (/^-r./.test(v)) value = v.slice(2); // ruby -r./x.rb, node -r./x.js
+    if (value === undefined) continue;
+    if (!/^(\/|\.{1,2}\/|~|\$|file:|data:)/.test(value)) continue;
+    if (value.startsWith('data:')) return true;
+    const c = ctx.path(value.startsWith('file:') ? value.replace(/^file:(\/\/)?/, '') : value).classes;
+    if (!c.has('project') || c.has('dynamic') || c.has('outside')) return true;
+  }
+  return false;
+}
 
 /** Files that configure what a build tool runs: writing one and running the tool in the same line runs the written code. */
 const BUILD_CONFIG_FILES = new Set([
