@@ -518,6 +518,24 @@ function staysInProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
   return true;
 }
 
+/** make variables that hold the program a recipe runs. */
+const MAKE_COMMAND_VARS = /^(CC|CXX|CPP|LD|AR|AS|FC|RANLIB|STRIP|NM|OBJCOPY|OBJDUMP|LEX|YACC|SHELL|\.SHELLFLAGS|MAKE|RM|CP|MV|INSTALL|PYTHON3?|PERL|RUBY|NODE|GO|CARGO|[A-Z_]*(_CMD|_COMMAND|_PROGRAM))$/;
+
+/**
+ * `VAR=value` overriding such a variable with more than a plain program and options, or with a program that
+ * lives neither on the system's paths nor in the project (`SHELL=/tmp/evil`).
+ */
+function makeCommandOverride(word: string, ctx: RuleContext): boolean {
+  const eq = word.indexOf('=');
+  if (eq <= 0 || !MAKE_COMMAND_VARS.test(word.slice(0, eq).replace(/[+:?]$/, ''))) return false;
+  const value = word.slice(eq + 1);
+  if (!/^[\w./+-]+(\s+-[\w=.,/+-]*)*$/.test(value)) return true;
+  const program = value.split(/\s/)[0]!;
+  if (!program.includes('/')) return false; // looked up on PATH, as make would
+  const c = ctx.path(program).classes;
+  return !(c.has('system') || (c.has('project') && !c.has('outside'))) || c.has('dynamic');
+}
+
 function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
   if (!TOOLS.has(name)) return false;
   if (!staysInProject(cmd, ctx)) return false;
@@ -538,8 +556,9 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean 
     }
     case 'make':
     case 'gmake':
-      // `make install` writes outside the project (a system or user prefix).
-      return !words.some((x) => /^--eval/.test(x) || x === '-E' || x === 'install' || x === 'uninstall');
+      // `make install` writes outside the project (a system or user prefix); a variable that names a program
+      // (`CC='rm -rf ~'`, `SHELL=…`) given a command line runs it from every recipe that uses it.
+      return !words.some((x) => /^--eval/.test(x) || x === '-E' || x === 'install' || x === 'uninstall' || makeCommandOverride(x, ctx));
     case 'cmake':
       return !words.some((x, i) => x === '-E' || x === '-P' || x === '--install' || x.startsWith('--install') || (x === 'install' && words[i - 1] === '--target'));
     case 'ninja':

@@ -41,6 +41,10 @@ tierTable('everyday inspection is allowed', [
 ]);
 
 tierTable('everyday project tooling is allowed', [
+  ['make CC=clang', 'allow'],
+  ["make CC='gcc -m32'", 'allow'],
+  ["make CFLAGS='-O2 -g'", 'allow'],
+  ['make CC=/usr/bin/clang-15', 'allow'],
   ['npm run lint -- --fix', 'allow'],
   ['npm test -- --watch=false', 'allow'],
   ['yarn build', 'allow'],
@@ -73,6 +77,10 @@ tierTable('everyday project tooling is allowed', [
 ]);
 
 tierTable('look-alikes of the allow set are not allowed', [
+  // make runs the program a variable names from every recipe that uses it (found in review: allowed before).
+  ["make CC='rm -rf ~'", 'unknown'],
+  ["make RM='rm -rf ~' clean", 'unknown'],
+  ["make SHELL=/tmp/evil", 'unknown'],
   ['sed -i.bak "s/a/b/" /etc/hosts', 'hard_deny'],
   ['npm publish', 'soft_deny'],
   ['npm install some-random-package', 'soft_deny'],
