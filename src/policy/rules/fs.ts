@@ -10,6 +10,7 @@ import type { PathInfo } from '../paths.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import {
   DELETE_HOWS, globDir, has, isCatastrophicDir, parseChmod, findArgsOf, parseRm, pathTargets, type PathTarget, isRemoteSpec,
+  linkTargets,
 } from './writes.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -544,7 +545,38 @@ function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis)
 // ---------------------------------------------------------------------------------------------------------
 // The rules
 
+/**
+ * Classes a symlink may not point at from where the agent writes: a write through the link lands there. Not
+ * `system`: links to the system's programs (`.venv/bin/python -> /usr/bin/python3`) are how tools get installed,
+ * and writes to system paths need privileges the agent should not have.
+ */
+const LINK_SENSITIVE = ['shell-init', 'persistence', 'agent-config', 'asimov-config', 'credentials'] as const;
+
 export const rules: Rule[] = [
+  // Soft: a link from where the agent may write to a shell init file, a credential store or agent configuration
+  // makes every later write through it a write there (`ln -s ~/.bashrc notes && echo x >> notes`, in one line
+  // before anything exists to resolve; a hard link, `ln ~/.bashrc notes`, even on later calls, since no realpath
+  // shows it); links to such places are rarely part of a project, so a person looks.
+  defineShellRule({
+    id: 'fs.link-to-sensitive',
+    tier: 'soft_deny',
+    programs: ['ln'],
+    reason: 'This links to a sensitive file (shell init, credentials, agent configuration); writes through the link would change that file. Ask the user.',
+    examples: {
+      match: ['ln -s ~/.bashrc notes.txt', 'ln -sf ~/.ssh/authorized_keys keys', 'ln -s ../../.claude/settings.json cfg.json', 'ln -s /etc/sudoers x', 'ln -st links ~/.zshrc', 'ln ~/.bashrc hard-copy'],
+      notMatch: ['ln -s ../shared/config.js config.js', 'ln -s dist/app.js app.js', 'ln notes.txt notes-link.txt', 'ln -s /usr/bin/python3 .venv/bin/python'],
+    },
+    match: (cmd, ctx) => {
+      for (const { target, link, symbolic } of linkTargets(cmd)) {
+        const c = ctx.path(target).classes;
+        const hit = LINK_SENSITIVE.find((k) => c.has(k));
+        if (hit === undefined) continue;
+        const kind = symbolic ? 'would point at' : 'would be another name for';
+        return { subject: `${link} -> ${target}`, reason: `\`${link}\` ${kind} ${target} (${hit}); writes through the link would change it. Ask the user.` };
+      }
+      return null;
+    },
+  }),
   // Hard and locked: removing /, the home directory or a system tree is never a step in development work,
   // and no policy may lower it.
   rmRule('fs.rm-catastrophic', {

@@ -322,6 +322,38 @@ const TAR_SPEC: ArgSpec = {
     directory: 'C', list: 't',
   },
 };
+/**
+ * What `ln` links to: each target with the link it makes (the last operand, a `-t` directory, or the current
+ * directory). A symlink's relative target is resolved from the link's directory, as the kernel does; a hard
+ * link's from the current directory. A hard link is the same file under a new name: a write to it changes the
+ * target, and no realpath shows it.
+ */
+export function linkTargets(cmd: SimpleCommand): { target: string; link: string; symbolic: boolean }[] {
+  if (programName(cmd) !== 'ln') return [];
+  const p = parseArgs(cmd, LN_SPEC);
+  const symbolic = p.flags.has('s') || p.flags.has('symbolic');
+  const ops = p.operands.map((w) => staticValue(w) ?? w.value);
+  const dir = p.flags.get('t');
+  let targets: string[];
+  let linkOf: (t: string) => string;
+  if (typeof dir === 'string') {
+    targets = ops;
+    linkOf = (t) => posix.join(dir, posix.basename(t));
+  } else if (ops.length >= 2) {
+    targets = ops.slice(0, -1);
+    const last = ops[ops.length - 1]!;
+    linkOf = (t) => (ops.length > 2 || last.endsWith('/') ? posix.join(last, posix.basename(t)) : last);
+  } else {
+    targets = ops;
+    linkOf = (t) => posix.basename(t);
+  }
+  return targets.map((t) => {
+    const link = linkOf(t);
+    const absolute = t.startsWith('/') || t.startsWith('~') || t.startsWith('$');
+    return { target: absolute || !symbolic ? t : posix.join(posix.dirname(link), t), link, symbolic };
+  });
+}
+
 /** Old-style tar letters that take the next word as their value, in the order they appear (`tar czfC a.tgz dir`). */
 const TAR_VALUE_LETTERS = 'fCbTXKNLgVHI';
 const CURL_SPEC: ArgSpec = {

@@ -37,6 +37,15 @@ tierTable('a flag never hides the file a tool writes', [
   ['dos2unix -m -n notes.txt ~/.bashrc', 'hard_deny'],
 ]);
 
+// A link made and written through in one line: nothing exists to resolve when the line is checked (found in
+// review: allowed before as file operations in the project).
+tierTable('a link to a sensitive file is never an everyday file operation', [
+  ['ln -s ~/.bashrc x && echo y >> x', 'soft_deny'],
+  ['ln ~/.bashrc notes.txt', 'soft_deny'],
+  ['ln -sf ~/.ssh/authorized_keys keys && cat key.pub >> keys', 'soft_deny'],
+  ['ln -s ../shared/config.js config.js', 'allow'],
+]);
+
 tierTable('catastrophic removal is hard_deny however it is spelled', [
   ['rm -rf /', 'hard_deny'],
   // A trailing slash after the glob names the same directories (found in review: soft before).
