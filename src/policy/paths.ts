@@ -551,8 +551,9 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     return r === p ? [p] : [p, r];
   };
   /**
-   * A root's forms, from the cache. Only the forms: the root's own realpath is found afresh per call when
-   * a path resolves through it, so a project root swapped for a symlink since is seen at once.
+   * A root's forms, from the cache. Only the forms: a home or temp root's own realpath is found afresh per call
+   * when a path resolves through it. The project root's is kept too, but used only while lstat finds the same
+   * file there (see `real`).
    */
   const rootForms = (p: string): string[] => cachedRoot(p, () => ({ forms: bothForms(p) })).forms;
 

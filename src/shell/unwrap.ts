@@ -115,6 +115,19 @@ const RUNNER_SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 
+/** Options of git subcommands whose value is a command git runs through a shell (see unwrapGitSubcommand). */
+const GIT_RUN_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['rebase', ['--exec', '-x']],
+  ['clone', ['--upload-pack', '-u']],
+  ['fetch', ['--upload-pack']],
+  ['pull', ['--upload-pack']],
+  ['ls-remote', ['--upload-pack', '--exec']],
+  ['push', ['--receive-pack', '--exec']],
+  ['send-pack', ['--receive-pack', '--exec']],
+  ['fetch-pack', ['--upload-pack', '--exec']],
+  ['archive', ['--exec']],
+]);
+
 /** The dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/rm …`). */
 const LOADER_RE = /^ld-linux.*\.so|^ld-musl/;
 
@@ -427,18 +440,7 @@ class Unwrapper {
       }
       return;
     }
-    const valueOf: Readonly<Record<string, readonly string[]>> = {
-      rebase: ['--exec', '-x'],
-      clone: ['--upload-pack', '-u'],
-      fetch: ['--upload-pack'],
-      pull: ['--upload-pack'],
-      'ls-remote': ['--upload-pack', '--exec'],
-      push: ['--receive-pack', '--exec'],
-      'send-pack': ['--receive-pack', '--exec'],
-      'fetch-pack': ['--upload-pack', '--exec'],
-      archive: ['--exec'],
-    };
-    const options = Object.hasOwn(valueOf, sub) ? valueOf[sub]! : undefined;
+    const options = GIT_RUN_OPTIONS.get(sub);
     if (!options) return;
     for (let j = 0; j < args.length; j++) {
       const w = args[j]!;

@@ -3,13 +3,14 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classifyShell } from '../../src/policy/classify.ts';
 import { createRuleContext } from '../../src/policy/context.ts';
 import { defineShellRule, type RuleContext, type ShellRule } from '../../src/policy/rule.ts';
 import { recommended } from '../../src/policy/rules/index.ts';
+import { READER_PROGRAMS } from '../../src/policy/rules/reads.ts';
 import { COMMAND_TRAITS, commandTraits, traitMask, type CommandTrait } from '../../src/policy/traits.ts';
 import { programName } from '../../src/shell/program.ts';
 import { analyzeShell } from '../../src/shell/unwrap.ts';
@@ -223,4 +224,14 @@ describe('built-in pre-checks', () => {
     // The examples must actually exercise the rules, or the test proves nothing.
     assert.ok(hits > 100, `only ${hits} hits`);
   });
+});
+
+// READER_PROGRAMS is the pre-check of every rule that only looks at read targets, and a list beside the switch
+// it summarises: a program given a case there but not added here would have its reads skipped unseen.
+test("every program computeReadTargets has a case for is in READER_PROGRAMS", () => {
+  const src = readFileSync(new URL('../../src/policy/rules/reads.ts', import.meta.url), 'utf8');
+  const body = src.slice(src.indexOf('function computeReadTargets'), src.indexOf('function gitContentReads'));
+  const cases = [...body.matchAll(/case '([^']+)':/g)].map((m) => m[1]!);
+  assert.ok(cases.length > 20, 'the switch was not found');
+  assert.deepEqual(cases.filter((c) => !READER_PROGRAMS.has(c)), []);
 });

@@ -2003,11 +2003,9 @@ function hookAssignment(name: string, value: Word, cmd?: SimpleCommand): string 
     return `${name}=${v}`;
   }
   if (COMMAND_VARS.has(name)) {
-    if (name === 'LESS' || name === 'MANOPT') {
-      if (name === 'LESS') return /(^|\s)-?[^\s]*[+]/.test(v) || /!|\|/.test(v) ? `${name}=${v}` : null;
-    } else if (v !== '' && !PLAIN_COMMAND_VALUE_RE.test(v)) {
-      return `${name}=${v}`;
-    }
+    if (name === 'LESS') return /(^|\s)-?[^\s]*[+]/.test(v) || /!|\|/.test(v) ? `${name}=${v}` : null;
+    // MANOPT holds man's options, not a program.
+    if (name !== 'MANOPT' && v !== '' && !PLAIN_COMMAND_VALUE_RE.test(v)) return `${name}=${v}`;
     if (METACHAR_RE.test(v) || v.trim().startsWith('!') || shellInWord(v) !== null) return `${name}=${v}`;
   }
   if (PROMPT_VARS.has(name) && (v.includes('$(') || v.includes('`'))) return `${name}=${v}`;

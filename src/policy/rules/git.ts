@@ -466,7 +466,7 @@ function localHit(g0: GitInvocation, cmd: SimpleCommand): boolean {
 // ---------------------------------------------------------------------------------------------------------
 // The rules
 
-/** The files `git add`/`git stage` names (its operands, not options), each with its classes. */
+/** The first credentials file `git add`/`git stage` names among its operands, or null. */
 function addedSecret(cmd: SimpleCommand, ctx: RuleContext): string | null {
   const g = git(cmd);
   if (!g || (g.sub !== 'add' && g.sub !== 'stage')) return null;
