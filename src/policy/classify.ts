@@ -71,8 +71,35 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
+/** How many lines deep data may nest in data (a hook written by a decoded payload in a CI step…). */
+export const MAX_NESTED_LINES = 4;
+
+const boundPolicy = new WeakMap<RuleContext, ClassifierPolicy>();
+
+/**
+ * Give the context a line classifier bound to this policy (RuleContext.classifyLine), unless it has one
+ * for the same policy already. Nested lines share the context (its path and URL caches) and a depth count.
+ */
+function bindNested(ctx: RuleContext, policy: ClassifierPolicy): void {
+  if (boundPolicy.get(ctx) === policy) return;
+  boundPolicy.set(ctx, policy);
+  let depth = 0;
+  ctx.classifyLine = (line: string): Classification => {
+    if (depth >= MAX_NESTED_LINES) {
+      return unknownResult('content.too-deep', `Commands nest more than ${MAX_NESTED_LINES} levels deep in the data of this call; a person has to read them.`);
+    }
+    depth++;
+    try {
+      return classifyShell(line, policy, ctx).classification;
+    } finally {
+      depth--;
+    }
+  };
+}
+
 /** Classify any tool call. Throws only on an internal bug (the gate turns that into a deny). */
 export function classify(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): Classification {
+  bindNested(ctx, policy);
   if (call.tool === 'shell') {
     const command = extractShellCommand(call.input);
     if (command === null) {
@@ -92,6 +119,7 @@ export interface ShellClassification {
 }
 
 export function classifyShell(command: string, policy: ClassifierPolicy, ctx: RuleContext): ShellClassification {
+  bindNested(ctx, policy);
   const analysis = analyzeShell(command);
   if (analysis.status !== 'ok') {
     return {

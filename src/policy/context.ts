@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
+import type { Classification } from '../core/types.ts';
 import type { RuleContext } from './rule.ts';
 import { createPathClassifier, requireAbsolute, type PathInfo } from './paths.ts';
 import { createUrlClassifier, type UrlInfo } from './urls.ts';
@@ -69,7 +70,14 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
       if (declared === null) declared = readDeclaredPackages(projectRoot);
       return declared;
     },
+    // Replaced by the engine (classify.ts) with one bound to the policy it runs.
+    classifyLine: unboundClassifyLine,
   };
+}
+
+/** The context's line classifier before an engine run binds a policy to it. */
+export function unboundClassifyLine(): Classification {
+  return { tier: 'unknown', findings: [], reason: 'No policy is bound to this context to judge a nested command.', rule: null };
 }
 
 const urlClassifiers = new Map<string, (u: string) => UrlInfo>();

@@ -1,7 +1,7 @@
 // The shape of a Layer 1 rule. A rule carries its own id, tier, reason and examples, in the manner
 // of Codex execpolicy: every `deny` example must trigger the rule and no `allow` example may.
 
-import type { Tier, ToolCall } from '../core/types.ts';
+import type { Classification, Tier, ToolCall } from '../core/types.ts';
 import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { PathInfo } from './paths.ts';
 import type { UrlInfo } from './urls.ts';
@@ -22,6 +22,13 @@ export interface RuleContext {
   defaultBranches: readonly string[];
   /** Packages the project declares (package.json, requirements, Cargo.toml…), lower-cased; undefined when unknown. */
   declaredPackages(): ReadonlySet<string> | undefined;
+  /**
+   * Classify a shell line that the call carries rather than runs now (a CI step, a hook's body, a decoded
+   * payload, a command found in inline code) with the same policy and context, so that data is judged by
+   * the rules that judge commands. Nested lines are depth-limited (past the limit: `unknown`); outside an
+   * engine run (no policy bound to the context) the answer is `unknown`.
+   */
+  classifyLine(line: string): Classification;
 }
 
 /** What a rule reports when it matches: optionally a sharper reason and the piece that matched. */

@@ -1,4 +1,4 @@
-// Dependencies point one way (DESIGN §8): core <- shell <- policy <- audit/judge <- gate <- adapters/wire <- cli.
+// Dependencies point one way (DESIGN §8): core <- content <- shell <- policy <- audit/judge <- gate <- adapters/wire <- cli.
 // This test reads every import in src/ and fails on one that points up the stack.
 
 import { test } from 'node:test';
@@ -7,7 +7,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-const RANK: Record<string, number> = { core: 0, shell: 1, policy: 2, audit: 3, judge: 3, gate: 4, exec: 4, adapters: 5, wire: 5, cli: 6 };
+// content/ (what a call carries: secrets, commands that files run later, inline code, payloads) is pure
+// text analysis with no policy knowledge, below the shell analysis that uses its decoders.
+const RANK: Record<string, number> = { core: 0, content: 1, shell: 2, policy: 3, audit: 4, judge: 4, gate: 5, exec: 5, adapters: 6, wire: 6, cli: 7 };
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

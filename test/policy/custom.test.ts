@@ -12,6 +12,7 @@ import type { Rule, RuleContext, RuleExample, ShellRule, ToolRule } from '../../
 import type { PathClass } from '../../src/policy/paths.ts';
 import type { CustomRuleDef } from '../../src/policy/schema.ts';
 import { schemas } from '../../src/policy/schema.ts';
+import { unboundClassifyLine } from '../../src/policy/context.ts';
 import { checkCustomExamples, compileCustomRule, globToRegExp, resolvePathGlobs } from '../../src/policy/custom.ts';
 import type { ExampleRunner } from '../../src/policy/custom.ts';
 
@@ -60,6 +61,7 @@ function ctx(cwd = root): RuleContext {
     allowedDomains: [],
     defaultBranches: ['main'],
     declaredPackages: () => undefined,
+    classifyLine: unboundClassifyLine,
   };
 }
 

@@ -10,6 +10,7 @@ import { defineShellRule, defineToolRule } from '../../src/policy/rule.ts';
 import type { Rule, RuleContext, RuleExample } from '../../src/policy/rule.ts';
 import type { PathClass } from '../../src/policy/paths.ts';
 import type { ExampleRunner } from '../../src/policy/custom.ts';
+import { unboundClassifyLine } from '../../src/policy/context.ts';
 import { findProjectRoot, loadPolicy, parsePolicyText } from '../../src/policy/load.ts';
 import type { LoadOptions } from '../../src/policy/load.ts';
 import { recommended } from '../../src/policy/rules/index.ts';
@@ -61,6 +62,7 @@ const exampleCtx: RuleContext = {
   allowedDomains: [],
   defaultBranches: [],
   declaredPackages: () => undefined,
+  classifyLine: unboundClassifyLine,
 };
 
 /** Runs an example through the compiled rule's own `match`, on a command split by spaces. */
