@@ -1874,7 +1874,7 @@ const runProjectScript = defineShellRule({
     if (!v0.includes('/') && !inv) return null;
     const info = ctx.path(p);
     const c = info.classes;
-    if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;
+    if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('agent-instructions') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;
     if (info.abs && lineWrites(analysis, ctx).some((wr) => wr.abs === info.abs)) return null;
     if (preloadsOutsideProject(cmd, ctx)) return null;
     return { subject: p };
