@@ -271,10 +271,12 @@ function gitPieces(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): Ru
   for (let i = 0; i < rest.length; i++) {
     const w = rest[i]!;
     const prev = i > 0 ? staticValue(rest[i - 1]) ?? '' : '';
-    if (prev === '-m' || prev === '--message' || prev === '-F' || prev === '--file' || /^(-m.|--message=)/.test(w.value)) pieces.push(...wordPieces(w, 'message', analysis));
+    // `-m MSG`, `-am MSG` (a cluster ending in m), `-mMSG`, `--message=MSG`.
+    const takesMessage = prev === '--message' || /^-[a-zA-Z]*m$/.test(prev);
+    if (takesMessage || /^(-m.|--message=)/.test(w.value)) pieces.push(...wordPieces(w, 'message', analysis));
   }
-  // `-F -` reads the message from stdin.
-  if (rest.some((w, i) => (w.value === '-F' || w.value === '--file') && rest[i + 1]?.value === '-')) {
+  // `-F -` reads the message from stdin (`-F file` reads a file: its content is not in the call).
+  if (rest.some((w, i) => (/^-[a-zA-Z]*F$/.test(w.value) || w.value === '--file') && rest[i + 1]?.value === '-')) {
     for (const s of stdinTexts(cmd, analysis)) pieces.push({ text: s, pos: 'message' });
   }
   if (pieces.length === 0) return null;
