@@ -139,6 +139,7 @@ export function createGate(options: GateOptions = {}): Gate {
       projectRoot,
       home,
       allowedDomains: policy.allowedDomains,
+      dlpAllow: policy.dlpAllow,
       defaultBranches: policy.defaultBranches,
       protectedPaths: policy.protectedPaths,
       asimovDirs,

@@ -16,6 +16,8 @@ export interface RuleContextOptions {
   /** Defaults to os.homedir(). */
   home?: string;
   allowedDomains?: readonly string[];
+  /** Trusted `dlp.allow` pairs (RuleContext.dlpAllow). */
+  dlpAllow?: readonly { readonly credential: string; readonly hosts: readonly string[] }[];
   /** Defaults to `main` and `master`. */
   defaultBranches?: readonly string[];
   protectedPaths?: readonly string[];
@@ -66,6 +68,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     // URLs involve no file system, so their classifier is shared by every context with the same domains.
     url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
     allowedDomains,
+    ...(opts.dlpAllow !== undefined && opts.dlpAllow.length > 0 ? { dlpAllow: opts.dlpAllow } : {}),
     defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
     declaredPackages() {
       if (declared === null) declared = readDeclaredPackages(projectRoot);

@@ -152,6 +152,14 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
       '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.git-credentials', '.config/gh/hosts.yml', '.config/hub',
       '.cargo/credentials*', '.terraform.d/credentials*', 'Library/Keychains/**', '.password-store/**',
       '.local/share/keyrings/**', '.gemini/oauth_creds.json', '.codex/auth.json',
+      // Agents' and MCP clients' own configs and logins: OAuth tokens, API keys, MCP servers' env tokens.
+      // (Also agent-config, so writing them stays hard_deny; this makes READING them a credential read.)
+      // Project-level MCP files (.mcp.json, .cursor/mcp.json) are not here: they are committed to repos,
+      // refer to tokens by `${env:…}`, and reading them is ordinary project work.
+      '.claude.json', '.claude.json.backup*', '.cursor/mcp.json', '.config/Claude/claude_desktop_config.json',
+      'Library/Application Support/Claude/claude_desktop_config.json', '.codeium/windsurf/mcp_config.json',
+      '.codeium/mcp_config.json', '.local/share/opencode/auth.json', '.config/opencode/auth.json',
+      '.qwen/oauth_creds.json', '.config/github-copilot/{apps,hosts}.json', '.copilot/mcp-config.json',
       `.config/{google-chrome,chromium,BraveSoftware,microsoft-edge,vivaldi,opera}/**/${BROWSER_SECRETS}`,
       `.mozilla/firefox/**/${BROWSER_SECRETS}`,
       `Library/Application Support/{Google/Chrome,Chromium,BraveSoftware,Microsoft Edge,Firefox}/**/${BROWSER_SECRETS}`,

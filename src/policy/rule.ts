@@ -18,6 +18,11 @@ export interface RuleContext {
   url(u: string): UrlInfo;
   /** Hosts the policy allows for uploads and fetches (exact or `*.suffix`). */
   allowedDomains: readonly string[];
+  /**
+   * Credential kinds (content/secrets.ts) a trusted policy lets go to hosts (`dlp.allow`), beyond the
+   * built-in pairs of rules/dlp.ts. Absent when the policy has none.
+   */
+  dlpAllow?: readonly { readonly credential: string; readonly hosts: readonly string[] }[];
   /** Branch names treated as the default branch (push there is guarded). */
   defaultBranches: readonly string[];
   /** Packages the project declares (package.json, requirements, Cargo.toml…), lower-cased; undefined when unknown. */
