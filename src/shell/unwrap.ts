@@ -2,6 +2,7 @@
 // `find -exec X`, `ssh host X`…) and adds it to the analysis as a command of its own, recursively, so that
 // rules see `rm -rf /` whether it was written plainly or inside three wrappers.
 
+import { assignWorkDirs } from './cwd.ts';
 import { parseShell } from './parse.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
@@ -156,6 +157,8 @@ class Unwrapper {
   private readonly aliases: string[];
   private readonly problems: string[];
   private arithmetic: boolean;
+  /** Subshell scope ids for strings parsed again and wrapped commands (SimpleCommand.scope), above the parser's own. */
+  private nextScope = 1 << 20;
 
   constructor(base: Analysis) {
     this.out = base.commands;
@@ -168,6 +171,7 @@ class Unwrapper {
   run(): Analysis {
     // Commands appended while unwrapping are themselves visited (a wrapper inside a wrapper).
     for (let i = 0; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    if (this.status === 'ok') assignWorkDirs({ status: 'ok', commands: this.out, functions: this.functions, aliases: this.aliases, problems: this.problems });
     const result: Analysis = {
       status: this.status,
       commands: this.out,
@@ -518,6 +522,10 @@ class Unwrapper {
     }
     const offset = this.out.length;
     const shift = (id: number): number => id + offset;
+    // The string runs in a shell of its own: its scopes sit under the wrapper's, renumbered apart from every other's.
+    const scopeBase = this.nextScope;
+    this.nextScope += 1 << 20;
+    const outer = [...(cmd.scope ?? []), scopeBase];
     for (const c of inner.commands) {
       const moved: SimpleCommand = withSlots({
         ...c,
@@ -532,6 +540,7 @@ class Unwrapper {
         via: [...cmd.via, label, ...c.via],
         wrappedBy: c.wrappedBy === undefined ? cmd.id : shift(c.wrappedBy),
         remote: remote || cmd.remote === true || c.remote === true,
+        scope: c.scope ? [...outer, ...c.scope.map((x) => x + scopeBase)] : outer,
       });
       this.out.push(moved);
     }
@@ -557,6 +566,8 @@ class Unwrapper {
       wrappedBy: cmd.id,
       remote: remote || cmd.remote === true,
       text: rawText(words),
+      // Another process, except under `builtin`/`command`, which run a builtin such as cd in this shell.
+      ...(label === 'builtin' || label === 'command' ? (cmd.scope ? { scope: cmd.scope } : {}) : { scope: [...(cmd.scope ?? []), this.nextScope++] }),
     }));
   }
 
