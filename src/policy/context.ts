@@ -17,6 +17,8 @@ export interface RuleContextOptions {
   allowedDomains?: readonly string[];
   /** Defaults to `main` and `master`. */
   defaultBranches?: readonly string[];
+  /** Resource-name globs treated as production, beyond the built-in ones (RuleContext.protectedNames). */
+  protectedNames?: readonly string[];
   protectedPaths?: readonly string[];
   /** asimov's own directories where the environment puts them (PathClassifierOptions.asimovDirs). */
   asimovDirs?: readonly string[];
@@ -66,6 +68,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
     allowedDomains,
     defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
+    ...(opts.protectedNames !== undefined && opts.protectedNames.length > 0 ? { protectedNames: opts.protectedNames } : {}),
     declaredPackages() {
       if (declared === null) declared = readDeclaredPackages(projectRoot);
       return declared;

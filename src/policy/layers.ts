@@ -117,6 +117,8 @@ export interface EffectivePolicy {
   /** Lower-cased hosts or `*.suffix` globs that uploads and fetches may go to. */
   allowedDomains: string[];
   defaultBranches: string[];
+  /** Resource-name globs treated as production (`protectedNames:`), beyond the built-in ones; from every file (tightening). */
+  protectedNames?: string[];
   judge?: JudgeConfig;
   /** External hook chains run by the gate after the static layer (`chains:`; trusted files only: they run commands). */
   chains?: ChainSpec[];
@@ -361,12 +363,14 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
   const protectedPaths: string[] = resolvePathGlobs(BUILTIN_PROTECTED_PATHS, o.home, o.projectRoot);
   const allowedDomains: string[] = [];
   const defaultBranches: string[] = [...DEFAULT_BRANCHES];
+  const protectedNames: string[] = [];
   let judge: JudgeConfig | undefined;
   const tests: PolicyTest[] = [];
   for (const l of layers) {
     const { doc, locate } = l.parsed;
     protectedPaths.push(...resolvePathGlobs(doc.protectedPaths ?? [], o.home, o.projectRoot));
     defaultBranches.push(...(doc.defaultBranches ?? []));
+    protectedNames.push(...(doc.protectedNames ?? []).map((n) => n.toLowerCase()));
     if (doc.allowedDomains && doc.allowedDomains.length > 0) {
       if (trusted.get(l)) allowedDomains.push(...doc.allowedDomains.map((d) => d.toLowerCase().replace(/\.$/, '')));
       else ignore(l, 'allowedDomains', locate(['allowedDomains'], 'key'));
@@ -423,6 +427,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     protectedPaths: [...new Set(protectedPaths)],
     allowedDomains: [...new Set(allowedDomains)],
     defaultBranches: [...new Set(defaultBranches)],
+    ...(protectedNames.length > 0 ? { protectedNames: [...new Set(protectedNames)] } : {}),
     ...(judge ? { judge } : {}),
     ...settings,
     tests,

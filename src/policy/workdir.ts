@@ -79,6 +79,7 @@ function makeContext(parent: RuleContext, wd: WorkDir): RuleContext {
     url: (u) => parent.url(u),
     allowedDomains: parent.allowedDomains,
     defaultBranches: parent.defaultBranches,
+    ...(parent.protectedNames !== undefined ? { protectedNames: parent.protectedNames } : {}),
     declaredPackages: () => parent.declaredPackages(),
     classifyLine: (line) => parent.classifyLine(line),
   };

@@ -63,6 +63,7 @@ export function assignWorkDirs(analysis: Analysis): void {
   }
   if (!relevant) return;
   const facts = lineFacts(analysis);
+  const cds = cdAnchors(cmds);
   const dirs: (string | null)[] = new Array(cmds.length);
   const by: (string | undefined)[] = new Array(cmds.length);
   // Wrappers come before what they wrap (unwrapped commands are appended), so one pass in id order sees each
@@ -82,11 +83,9 @@ export function assignWorkDirs(analysis: Analysis): void {
       }
     }
     const stack: (string | null)[] = [];
-    for (const c of cmds) {
-      if (c.id === d.id) break;
-      if (!movesShellOf(c, d, cmds)) continue;
-      dir = applyCd(c, dir, stack, facts);
-      how = c.text;
+    for (const c of cdsBefore(d, cds)) {
+      dir = applyCd(c.cmd, dir, stack, facts);
+      how = c.cmd.text;
     }
     dirs[i] = dir;
     by[i] = how;
@@ -182,20 +181,38 @@ function join(dir: string | null, to: string): string | null {
   return dir === '.' ? to : `${dir}/${to}`;
 }
 
+interface Cd {
+  cmd: SimpleCommand;
+  /** Where it stands in its group: itself, or the `builtin`/`command` wrapper it runs under. */
+  at: SimpleCommand;
+}
+
+/** The line's cd/pushd/popd commands, each with the place it stands (`builtin cd` stands where `builtin` is). */
+function cdAnchors(cmds: readonly SimpleCommand[]): Cd[] {
+  const out: Cd[] = [];
+  for (const c of cmds) {
+    const p = progOf(c);
+    if (p === null || !CD.has(p)) continue;
+    let at = c;
+    while (at.wrappedBy !== undefined && SAME_SHELL.has(progOf(cmds[at.wrappedBy]!) ?? '')) at = cmds[at.wrappedBy]!;
+    out.push({ cmd: c, at });
+  }
+  return out.sort((a, b) => a.at.id - b.at.id);
+}
+
 /**
- * Whether `c`, a command before `d`, changes the directory `d` runs in: it is a cd in the same group of commands
- * (the same wrapper string, or the line itself) and its subshell scope encloses `d`'s. `builtin cd` and
- * `command cd` count as the wrapper standing where they are.
+ * The cds that move the shell `d` runs in, in order: in the same group of commands (the same wrapper string, or
+ * the line itself), before it, and in a subshell scope that encloses `d`'s. A cd inside a function body runs only
+ * if the function is called: not followed.
  */
-function movesShellOf(c: SimpleCommand, d: SimpleCommand, cmds: readonly SimpleCommand[]): boolean {
-  const p = progOf(c);
-  if (p === null || !CD.has(p)) return false;
-  let at = c;
-  while (at.wrappedBy !== undefined && SAME_SHELL.has(progOf(cmds[at.wrappedBy]!) ?? '')) at = cmds[at.wrappedBy]!;
-  if (at.wrappedBy !== d.wrappedBy || at.id >= d.id) return false;
-  // A cd inside a function body runs only if the function is called: not followed (the rules see the body itself).
-  if (c.inFunction && !d.inFunction) return false;
-  return isPrefix(at.scope, d.scope);
+function cdsBefore(d: SimpleCommand, cds: readonly Cd[]): Cd[] {
+  const out: Cd[] = [];
+  for (const c of cds) {
+    if (c.at.wrappedBy !== d.wrappedBy || c.at.id >= d.id) continue;
+    if (c.cmd.inFunction && !d.inFunction) continue;
+    if (isPrefix(c.at.scope, d.scope)) out.push(c);
+  }
+  return out;
 }
 
 function isPrefix(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {

@@ -4,6 +4,7 @@
 
 import { assignWorkDirs } from './cwd.ts';
 import { parseShell } from './parse.ts';
+import { toolRunnerInner } from './runners.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
 
@@ -92,6 +93,9 @@ const CONTAINER_RUN_OPTIONS: WrapperSpec = {
   shortWithValue: 'aceghlmpuvw',
   longWithValue: ['add-host', 'attach', 'cap-add', 'cap-drop', 'cgroup-parent', 'cidfile', 'cpus', 'cpu-shares', 'device', 'dns', 'entrypoint', 'env', 'env-file', 'expose', 'gpus', 'group-add', 'health-cmd', 'hostname', 'ip', 'ipc', 'label', 'label-file', 'link', 'log-driver', 'log-opt', 'memory', 'mount', 'name', 'network', 'net', 'pid', 'platform', 'publish', 'pull', 'restart', 'runtime', 'security-opt', 'shm-size', 'stop-signal', 'tmpfs', 'ulimit', 'user', 'userns', 'uts', 'volume', 'volumes-from', 'workdir'],
 };
+const COMPOSE_OPTIONS: WrapperSpec = { shortWithValue: 'fp', longWithValue: ['file', 'project-name', 'project-directory', 'profile', 'env-file', 'ansi', 'progress', 'parallel'] };
+const COMPOSE_EXEC_OPTIONS: WrapperSpec = { shortWithValue: 'euw', longWithValue: ['env', 'user', 'workdir', 'index'] };
+const COMPOSE_RUN_OPTIONS: WrapperSpec = { shortWithValue: 'eluvpw', longWithValue: ['env', 'env-from-file', 'label', 'user', 'volume', 'publish', 'workdir', 'name', 'entrypoint', 'cap-add', 'cap-drop', 'pull'] };
 const TMUX_OPTIONS: WrapperSpec = { shortWithValue: 'cetnsxyFlpPLSTwfa' };
 const PARALLEL_OPTIONS: WrapperSpec = { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] };
 
@@ -201,6 +205,12 @@ class Unwrapper {
     ['busybox', (u, cmd, rest, name) => isShellWord(rest[0])
       ? u.unwrapShell(cmd, rest.slice(1), name)
       : u.unwrapSimple(cmd, rest, name, SIMPLE_WRAPPERS['busybox']!)],
+    // Tool runners (shell/runners.ts): `npx cdk destroy`, `pnpm dlx …`, `uvx …`; `uv run` keeps its runner handler.
+    ...['npx', 'pnpx', 'bunx', 'npm', 'pnpm', 'yarn', 'bun', 'uvx', 'pipx'].map((r): [string, WrapperHandler] =>
+      [r, (u, cmd, rest, name) => u.unwrapToolRunner(cmd, rest, name)]),
+    ['uv', (u, cmd, rest, name) => {
+      if (!u.unwrapToolRunner(cmd, rest, name)) u.unwrapRunner(cmd, rest, name, RUNNER_SUBCOMMANDS['uv']!);
+    }],
     ['eval', (u, cmd, rest) => u.unwrapString(cmd, rest, 'eval')],
     ['su', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
     ['runuser', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
@@ -209,6 +219,8 @@ class Unwrapper {
     ['watch', (u, cmd, rest) => u.unwrapWatch(cmd, rest)],
     ['ssh', (u, cmd, rest) => u.unwrapSsh(cmd, rest)],
     ['docker', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['docker-compose', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['podman-compose', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['podman', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['nerdctl', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['kubectl', (u, cmd, rest, name) => u.unwrapKubectl(cmd, rest, name)],
@@ -238,6 +250,15 @@ class Unwrapper {
     if (handler !== undefined) return handler(this, cmd, cmd.argv.slice(1), name);
     if (SHELLS.has(interpreterFamily(name))) return this.unwrapShell(cmd, cmd.argv.slice(1), name);
     if (LOADER_RE.test(name)) return this.addInner(cmd, skipOptions(cmd.argv.slice(1), {}).words, name, []);
+  }
+
+  /** `npx pkg args`, `pnpm dlx …`, `npm exec -- …`…: the package's program with the rest (shell/runners.ts). */
+  private unwrapToolRunner(cmd: SimpleCommand, rest: Word[], name: string): boolean {
+    const inner = toolRunnerInner(name, rest);
+    if (inner === null) return false;
+    if (inner.shell) this.unwrapString(cmd, [inner.shell], `${inner.label} -c`);
+    else this.addInner(cmd, inner.words, inner.label, []);
+    return true;
   }
 
   /** `uv run X`, `bundle exec X`…: the words after the subcommand and its options. */
@@ -378,6 +399,9 @@ class Unwrapper {
   }
 
   private unwrapContainer(cmd: SimpleCommand, rest: Word[], name: string): void {
+    if (rest[0]?.value === 'compose' || name === 'docker-compose' || name === 'podman-compose') {
+      return this.unwrapCompose(cmd, rest[0]?.value === 'compose' ? rest.slice(1) : rest, name);
+    }
     const sub = rest[0]?.value;
     if (sub === 'exec') {
       const skipped = skipOptions(rest.slice(1), CONTAINER_EXEC_OPTIONS);
@@ -386,6 +410,15 @@ class Unwrapper {
       const skipped = skipOptions(rest.slice(1), CONTAINER_RUN_OPTIONS);
       if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name} run`, [], true);
     }
+  }
+
+  /** `docker compose exec|run [opts] SERVICE CMD…`: CMD runs in the service's container. */
+  private unwrapCompose(cmd: SimpleCommand, rest: Word[], name: string): void {
+    const top = skipOptions(rest, COMPOSE_OPTIONS);
+    const sub = top.words[0]?.value;
+    if (sub !== 'exec' && sub !== 'run') return;
+    const skipped = skipOptions(top.words.slice(1), sub === 'exec' ? COMPOSE_EXEC_OPTIONS : COMPOSE_RUN_OPTIONS);
+    if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name === 'docker' || name === 'podman' ? `${name} compose` : name} ${sub}`, [], true);
   }
 
   private unwrapKubectl(cmd: SimpleCommand, rest: Word[], name: string): void {
