@@ -7,7 +7,7 @@
 // layer expands `~` and resolves them against the call's cwd (policy/workdir.ts). null is a directory only known
 // at run time (`cd "$d"`, `cd -`, `popd` past what the line pushed): relative paths there are dynamic.
 
-import { basename, staticValue } from './program.ts';
+import { programName, staticValue } from './program.ts';
 import type { Analysis, SimpleCommand, Word } from './types.ts';
 
 /** A link made earlier in the line: `link` names the same file as `target` from then on. */
@@ -42,9 +42,9 @@ const LINKERS = new Set(['ln', 'cp', 'gcp', 'link']);
 /** Wrappers that run their command in the same shell (a `cd` under them moves the shell). */
 const SAME_SHELL = new Set(['builtin', 'command']);
 
+/** The program's name (cached on the command by programName: this runs for every command of every line). */
 function progOf(cmd: SimpleCommand): string | null {
-  const v = staticValue(cmd.argv[0]);
-  return v === null ? null : basename(v).toLowerCase();
+  return programName(cmd);
 }
 
 /**
@@ -178,7 +178,7 @@ function join(dir: string | null, to: string): string | null {
   if (to.startsWith('~')) return null; // ~user, ~+, ~-: not followed here
   if (dir === null) return null;
   if (to === '' || to === '.') return dir;
-  return dir === '.' ? to : `${dir}/${to}`;
+  return dir === '.' ? to : dir.endsWith('/') ? dir + to : `${dir}/${to}`;
 }
 
 interface Cd {
