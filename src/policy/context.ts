@@ -20,6 +20,8 @@ export interface RuleContextOptions {
   dlpAllow?: readonly { readonly credential: string; readonly hosts: readonly string[] }[];
   /** Defaults to `main` and `master`. */
   defaultBranches?: readonly string[];
+  /** Resource-name globs treated as production, beyond the built-in ones (RuleContext.protectedNames). */
+  protectedNames?: readonly string[];
   protectedPaths?: readonly string[];
   /** asimov's own directories where the environment puts them (PathClassifierOptions.asimovDirs). */
   asimovDirs?: readonly string[];
@@ -70,6 +72,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     allowedDomains,
     ...(opts.dlpAllow !== undefined && opts.dlpAllow.length > 0 ? { dlpAllow: opts.dlpAllow } : {}),
     defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
+    ...(opts.protectedNames !== undefined && opts.protectedNames.length > 0 ? { protectedNames: opts.protectedNames } : {}),
     declaredPackages() {
       if (declared === null) declared = readDeclaredPackages(projectRoot);
       return declared;

@@ -119,6 +119,8 @@ export interface EffectivePolicy {
   /** Credential kinds trusted files let go to hosts (`dlp.allow`, loosening), beyond rules/dlp.ts's built-in pairs. */
   dlpAllow: { credential: string; hosts: string[] }[];
   defaultBranches: string[];
+  /** Resource-name globs treated as production (`protectedNames:`), beyond the built-in ones; from every file (tightening). */
+  protectedNames?: string[];
   judge?: JudgeConfig;
   /** External hook chains run by the gate after the static layer (`chains:`; trusted files only: they run commands). */
   chains?: ChainSpec[];
@@ -364,12 +366,14 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
   const allowedDomains: string[] = [];
   const dlpAllow: { credential: string; hosts: string[] }[] = [];
   const defaultBranches: string[] = [...DEFAULT_BRANCHES];
+  const protectedNames: string[] = [];
   let judge: JudgeConfig | undefined;
   const tests: PolicyTest[] = [];
   for (const l of layers) {
     const { doc, locate } = l.parsed;
     protectedPaths.push(...resolvePathGlobs(doc.protectedPaths ?? [], o.home, o.projectRoot));
     defaultBranches.push(...(doc.defaultBranches ?? []));
+    protectedNames.push(...(doc.protectedNames ?? []).map((n) => n.toLowerCase()));
     if (doc.allowedDomains && doc.allowedDomains.length > 0) {
       if (trusted.get(l)) allowedDomains.push(...doc.allowedDomains.map((d) => d.toLowerCase().replace(/\.$/, '')));
       else ignore(l, 'allowedDomains', locate(['allowedDomains'], 'key'));
@@ -432,6 +436,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     allowedDomains: [...new Set(allowedDomains)],
     dlpAllow,
     defaultBranches: [...new Set(defaultBranches)],
+    ...(protectedNames.length > 0 ? { protectedNames: [...new Set(protectedNames)] } : {}),
     ...(judge ? { judge } : {}),
     ...settings,
     tests,

@@ -250,6 +250,7 @@ function buildSchemas() {
     protectedPaths: z.nullish(nonEmptyStrings('path glob')),
     allowedDomains: z.nullish(z.pipe(z.transform(toList), z.array(domainSchema))),
     defaultBranches: z.nullish(nonEmptyStrings('branch name')),
+    protectedNames: z.nullish(nonEmptyStrings('resource name glob')),
     judge: z.nullish(judgeSchema),
     chains: z.nullish(z.array(chainSchema)),
     mcp: z.nullish(mcpSchema),
@@ -375,7 +376,7 @@ interface Issue {
 
 /** The keys of a policy file and of its sections, spelled out so suggestions need no schema built (a test keeps them equal). */
 export const TOP_LEVEL_KEYS = [
-  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'tests',
+  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'tests',
 ] as const;
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;

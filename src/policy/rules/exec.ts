@@ -1531,7 +1531,6 @@ const spawnsShell = defineShellRule({
       'man \'-H/bin/sh #\' man',
       'perf stat /bin/sh',
       'rsync -e \'sh -c "sh 0<&2 1>&2"\' x:x',
-      'npm exec /bin/sh',
       'zip x.zip a.txt -T -TT \'/bin/sh #\'',
       'aa-exec /bin/sh',
       'split --filter=\'/bin/sh -i\' /etc/hosts',

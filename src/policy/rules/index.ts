@@ -17,9 +17,11 @@ import { rules as files } from './files.ts';
 import { rules as web } from './web.ts';
 import { rules as mcp } from './mcp.ts';
 import { rules as dlp } from './dlp.ts';
+import { rules as where } from './where.ts';
+import { rules as mass } from './mass.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
   ...exec, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
-  ...dlp,
+  ...dlp, ...where, ...mass,
 ];
