@@ -581,6 +581,31 @@ export function lineWrites(analysis: Analysis, ctx: RuleContext): Written[] {
   return writes;
 }
 
+/**
+ * The text a command of this line wrote to `abs` before `runner` runs it: a here-doc or here-string into
+ * `cat > file` / `tee file`, or a static `echo`/`printf '%s'` redirected there. Null when the line does not
+ * write it; `{ text: null }` when it does but the text is not known (expansions, several writers, appends).
+ */
+export function writtenScript(abs: string, runner: SimpleCommand, analysis: Analysis, ctx: RuleContext): { text: string | null } | null {
+  const writers = lineWrites(analysis, ctx).filter((w) => w.abs === abs && w.by !== runner.id);
+  if (writers.length === 0) return null;
+  if (writers.length > 1 || writers[0]!.by > runner.id) return { text: null };
+  const c = analysis.commands[writers[0]!.by]!;
+  if (c.redirects.some((r) => r.access === 'write' && (r.op === '>>' || r.op === '&>>'))) return { text: null };
+  const name = programName(c);
+  if (name === 'cat' || name === 'tee') {
+    if (c.argv.length > (name === 'tee' ? 2 : 1)) return { text: null };
+    return { text: staticStdinText(c) };
+  }
+  if (name === 'echo' || name === 'printf') {
+    const args = c.argv.slice(1).map((w) => staticValue(w));
+    if (args.some((a) => a === null)) return { text: null };
+    if (name === 'echo' && !(args[0] ?? '').startsWith('-')) return { text: `${args.join(' ')}\n` };
+    if (name === 'printf' && args[0] === '%s' && args.length === 2) return { text: args[1]! };
+  }
+  return { text: null };
+}
+
 /** The path a command runs as a program or script (argv[0] when it is a path, or an interpreter's script). */
 export function executedPath(cmd: SimpleCommand): string | null {
   const v0 = staticValue(cmd.argv[0]);
@@ -1866,7 +1891,12 @@ const writeThenRun = defineShellRule({
     if (writes.length === 0) return null;
     if (p !== null) {
       const info = ctx.path(p);
-      if (info.abs && writes.some((w) => w.abs === info.abs && w.by !== cmd.id)) return { subject: p };
+      if (info.abs && writes.some((w) => w.abs === info.abs && w.by !== cmd.id)) {
+        // A Python or JavaScript script whose text the line shows is read by the inline-code rules instead.
+        const fam = invocation(cmd)?.family;
+        if ((fam === 'python' || fam === 'node' || fam === 'deno' || fam === 'bun') && writtenScript(info.abs, cmd, analysis, ctx)?.text != null) return null;
+        return { subject: p };
+      }
     }
     if (name !== null && BUILD_TOOLS.has(name)) {
       const hit = writes.find((w) => w.by !== cmd.id && BUILD_CONFIG_FILES.has(basename(w.abs).toLowerCase()));
