@@ -161,10 +161,10 @@ export class Evaluator {
       if (all && all.length > 1) {
         const refs = all.filter((x) => x.t === 'ref' || x.t === 'env');
         if (refs.length === all.length && refs.every((x) => x.t === 'ref' && refs[0]!.t === 'ref' && x.q === refs[0]!.q)) return refs[0]!;
-        if (refs.length > 0) {
+        if (refs.some((x) => active(this.lang, x))) {
           // A module, function or the environment under a name that is also bound to something else: which
           // one a use sees depends on control flow.
-          const r = refs[0]!;
+          const r = refs.find((x) => active(this.lang, x))!;
           const what = r.t === 'ref' ? r.q : 'the environment';
           this.effect(r.t === 'ref' && this.lang.sink(r.q) !== null ? sinkEffect(this.lang.sink(r.q)!, r.q) : { kind: 'eval', via: name });
           this.unknown(`the name \`${name}\` is bound more than once, once to ${what}, so what it does cannot be known`);
@@ -177,7 +177,7 @@ export class Evaluator {
       // sees the assigned value. Both may happen: a builtin that is rebound is not trusted.
       const g = this.lang.global(name);
       if (all && all.length === 1) {
-        if (g && g.t === 'ref') {
+        if (g && active(this.lang, g)) {
           this.effect({ kind: 'eval', via: name });
           this.unknown(`the builtin \`${name}\` is rebound, so what it does cannot be known`);
           return DYN;
@@ -651,6 +651,13 @@ function sinkEffect(kind: string, q: string): Effect {
     case 'network': return { kind: 'network', url: null, send: true, via: q };
     default: return { kind: 'eval', via: q };
   }
+}
+
+/** A reference whose rebinding matters: a function that acts, a module that has such functions, the environment. */
+function active(lang: Lang, v: Val): boolean {
+  if (v.t === 'env') return true;
+  if (v.t !== 'ref') return false;
+  return lang.sink(v.q) !== null || moduleHasSinks(lang, v.q) || /^(builtins|os|subprocess|shutil|pty|socket|importlib|requests|httpx|urllib|http|ftplib|smtplib|ctypes|pickle|marshal|child_process|fs|net|tls|dgram|vm|process|module|require|import|eval|Function|globalThis|Bun|Deno|fetch)(\.|$)/.test(v.q);
 }
 
 function moduleHasSinks(lang: Lang, q: string): boolean {
