@@ -9,6 +9,7 @@ import { rules as db } from './db.ts';
 import { rules as net } from './net.ts';
 import { rules as secrets } from './secrets.ts';
 import { rules as exec } from './exec.ts';
+import { rules as inlineCode } from './inline-code.ts';
 import { rules as obfuscation } from './obfuscation.ts';
 import { rules as supply } from './supply.ts';
 import { rules as selfmod } from './selfmod.ts';
@@ -22,6 +23,6 @@ import { rules as mass } from './mass.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
-  ...exec, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
+  ...exec, ...inlineCode, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
   ...dlp, ...where, ...mass,
 ];
