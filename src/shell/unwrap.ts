@@ -156,6 +156,7 @@ class Unwrapper {
   private readonly aliases: string[];
   private readonly problems: string[];
   private arithmetic: boolean;
+  private loops: Analysis['loops'];
 
   constructor(base: Analysis) {
     this.out = base.commands;
@@ -163,6 +164,7 @@ class Unwrapper {
     this.aliases = base.aliases;
     this.problems = base.problems;
     this.arithmetic = base.arithmetic === true;
+    this.loops = base.loops;
   }
 
   run(): Analysis {
@@ -176,6 +178,7 @@ class Unwrapper {
       problems: this.problems,
     };
     if (this.arithmetic) result.arithmetic = true;
+    if (this.loops) result.loops = this.loops;
     if (this.message !== undefined) result.message = this.message;
     return result;
   }
@@ -539,6 +542,7 @@ class Unwrapper {
     this.aliases.push(...inner.aliases);
     this.problems.push(...inner.problems);
     if (inner.arithmetic) this.arithmetic = true;
+    if (inner.loops) (this.loops ??= []).push(...inner.loops.map((l) => ({ name: l.name, words: l.words.map((w) => shiftWord(w, shift)) })));
   }
 
   private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {
