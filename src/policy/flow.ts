@@ -61,8 +61,8 @@ const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly'])
 /** Copies: a secret operand makes the destination carry it. */
 const COPIERS = new Set(['cp', 'mv', 'install', 'ditto', 'rsync', 'ln']);
 /** Options naming a file the command writes its output to. */
-const OUTPUT_OPT = /^(-o|--output|--output-file|--outfile|--out|--report-path|--report|-r)$/;
-const OUTPUT_OPT_EQ = /^--(output|output-file|outfile|out|report-path|report)=(.+)$/;
+const OUTPUT_OPT = /^(-o|--output|--output-file|--outfile|--out|-out|--report-path|--report-file)$/;
+const OUTPUT_OPT_EQ = /^--(output|output-file|outfile|out|report-path|report-file|file)=(.+)$/;
 /** Placeholders the unwrapper puts where a wrapper substitutes its input (shell/unwrap.ts). */
 const STDIN_PLACEHOLDERS = new Set(['xargs_input', 'parallel_input']);
 const FIND_PLACEHOLDER = 'find_path';
@@ -166,6 +166,11 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
             const t = vars.get(m[1]!);
             if (t) return via(t, 'a here-document');
           }
+          // `$(…)` in an unquoted body runs; its commands are in the line (marked inSubstitution) but not linked
+          // to the body, so match them by their text.
+          if (s.body.includes('$(') || s.body.includes('`')) {
+            for (const d of cmds) if (d.inSubstitution && out[d.id] && d.text !== '' && s.body.includes(d.text)) return via(out[d.id]!, 'a here-document');
+          }
         }
         break;
       case 'file': {
@@ -252,6 +257,7 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
         const m = OUTPUT_OPT_EQ.exec(v);
         if (m) setFile(m[2]!, o);
       }
+      if (name !== null) for (const f of archiveOutputs(c, name)) setFile(f, o);
     }
     if (name !== null && COPIERS.has(name)) {
       const ops = c.argv.slice(1).filter((w) => !w.value.startsWith('-'));
@@ -290,6 +296,46 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
     files: () => files,
     computedVars: () => computed,
   };
+}
+
+/**
+ * The file an archiver or copier writes its input into, beyond `-o`: `tar czf out.tgz …`, `zip out.zip …`,
+ * `7z a out.7z …`, `dd of=…`, `gitleaks -r report.json`.
+ */
+function archiveOutputs(c: SimpleCommand, name: string): string[] {
+  const w = c.argv.slice(1).map((x) => staticValue(x));
+  const out: string[] = [];
+  switch (name) {
+    case 'tar': case 'bsdtar': case 'gtar': {
+      const first = w[0] ?? '';
+      const creates = w.some((x) => x === '--create' || x === '--append') || (first !== null && /^-?[A-Za-z]*[cru][A-Za-z]*$/.test(first) && !first.startsWith('--'));
+      if (!creates) break;
+      for (let i = 0; i < w.length; i++) {
+        const x = w[i];
+        if (x === null || x === undefined || x.startsWith('--')) continue;
+        // The `f` of a flag cluster takes the next word (`czf out.tgz`, `-cf out.tgz`).
+        if ((i === 0 || x.startsWith('-')) && /f/.test(x) && /^-?[A-Za-z]+$/.test(x)) { const f = w[i + 1]; if (f) out.push(f); break; }
+      }
+      break;
+    }
+    case 'zip': {
+      const ops = w.filter((x): x is string => x !== null && !x.startsWith('-'));
+      if (ops[0]) out.push(ops[0]);
+      break;
+    }
+    case '7z': case '7za': case '7zz':
+      if (w[0] === 'a' && w[1]) out.push(w[1]);
+      break;
+    case 'dd':
+      for (const x of w) if (x !== null && x.startsWith('of=')) out.push(x.slice(3));
+      break;
+    case 'gitleaks':
+      for (let i = 0; i < w.length; i++) if (w[i] === '-r' && w[i + 1]) out.push(w[i + 1]!);
+      break;
+    default:
+      break;
+  }
+  return out;
 }
 
 /** The variables `read`/`mapfile` assign. */

@@ -222,7 +222,7 @@ function secretPath(p: string, ctx: RuleContext): SecretTaint | null {
 }
 
 /** The secret a single command outputs by itself, if any (reads a credential file, dumps the environment, prints a token…). */
-function secretOutput(c: SimpleCommand, ctx: RuleContext): SecretTaint | null {
+function secretOutput(c: SimpleCommand, ctx: RuleContext, analysis: Analysis): SecretTaint | null {
   const name = programName(c);
   if (name !== 'echo' && name !== 'printf') {
     for (const r of readTargets(c, ctx)) {
@@ -235,7 +235,7 @@ function secretOutput(c: SimpleCommand, ctx: RuleContext): SecretTaint | null {
   }
   if (name === null) return null;
   const env = isEnvDump(c, ctx);
-  if (env) return taint('env', `the environment (${cutText(env, 30)})`);
+  if (env && !filteredHarmlessly(c, analysis)) return taint('env', `the environment (${cutText(env, 30)})`);
   const tok = tokenCommand(c);
   if (tok) return taint('token', `the token \`${tok}\` prints`);
   const store = secretStoreRead(c);
@@ -258,7 +258,7 @@ function secretFlow(analysis: Analysis, ctx: RuleContext): LineFlow {
   const hit = flowCache.get(analysis);
   if (hit && hit.ctx === ctx) return hit.flow;
   const flow = lineFlow(analysis, ctx, {
-    source: (c) => secretOutput(c, ctx),
+    source: (c) => secretOutput(c, ctx, analysis),
     secretPath: (p) => secretPath(p, ctx),
     reads: (c) => readTargets(c, ctx).map((r) => r.info.abs).filter((x): x is string => typeof x === 'string'),
   });
@@ -278,6 +278,8 @@ function fileSecret(p: string | null, ctx: RuleContext, flow: LineFlow): Taint |
 const DNS_TOOLS = new Set(['dig', 'nslookup', 'host', 'ping', 'ping6', 'drill', 'traceroute', 'traceroute6', 'tracepath', 'whois', 'delv', 'kdig', 'mtr', 'getent', 'resolvectl', 'arping', 'fping', 'hping3']);
 const MAIL_TOOLS = new Set(['mail', 'mailx', 'sendmail', 'mutt', 'msmtp', 's-nail', 'swaks']);
 /** Publishing commands: the package directory leaves for a public registry. */
+const HTTP_CLIENTS = new Set(['curl', 'wget', 'wget2', 'http', 'https', 'xh', 'xhs', 'httpie']);
+const HTTPIE_TOOLS = new Set(['http', 'https', 'xh', 'xhs', 'httpie']);
 const PUBLISHERS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'twine', 'cargo', 'gem', 'poetry', 'uv', 'hatch', 'flit']);
 const PUBLISH_SUB = /^(publish|upload|push)$/;
 const HEADER_OPTS = /^(-H|--header|--proxy-header|-u|--user|--oauth2-bearer|-a|--auth|--bearer|-b|--cookie)$/;
@@ -357,6 +359,8 @@ function forgeExfil(cmd: SimpleCommand, name: string, ctx: RuleContext, analysis
   for (const w of cmd.argv.slice(1)) {
     const t = flow.word(w, cmd);
     if (t) return hit(t, 'in its arguments');
+    const secretVar = w.vars.find((v) => SECRET_VAR_RE.test(v));
+    if (secretVar) return hit(taint('secret-var', `$${secretVar}`), 'in its arguments');
     const v = staticValue(w);
     if (v === null) continue;
     // Files it reads and uploads: `gist create f`, `--body-file f`, `-F body=@f`, `release upload tag f`.
@@ -492,10 +496,13 @@ const exfiltrate = defineShellRule({
     const host = t ? describeHost(t) : 'the network';
     if (t && !t.dryRun) {
       const flow = secretFlow(analysis, ctx);
+      // A named secret variable in an HTTP body is how many APIs take their key (graded soft, as in the words
+      // below); on a raw socket, a remote shell or a URL it is not.
+      const httpClient = HTTP_CLIENTS.has(t.tool);
       const sent = (s: Taint, how: string, header = false): RuleHit => ({
         subject: `${s.what} -> ${host}`,
         reason: `This sends ${describeTaint(s)} to ${host}${how}; secrets must never leave the machine without the user.`,
-        ...tierOf(grade(header || s.kind === 'secret-var')),
+        ...tierOf(grade(header || (s.kind === 'secret-var' && httpClient))),
       });
       for (const u of t.uploads) {
         if (u.kind === 'file') {
@@ -507,13 +514,21 @@ const exfiltrate = defineShellRule({
           if (s) return sent(s, '');
         }
       }
+      // HTTPie sends what arrives on its standard input as the body, unless told to ignore it; any client
+      // uploading /dev/stdin does too.
+      const stdinBody = (HTTPIE_TOOLS.has(t.tool) && !argTexts(cmd).some((a) => a === '--ignore-stdin' || a === '-I'))
+        || t.uploads.some((u) => u.kind === 'file' && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(u.value));
+      if (stdinBody) {
+        const s = flow.stdin(cmd.id);
+        if (s) return sent(s, '');
+      }
       // Secrets inside the words: `-d "$(cat ~/.netrc)"`, `?k=$AWS_SECRET_ACCESS_KEY`, `…/{}` fed by xargs.
       for (const { word, header } of dataWords(cmd)) {
         const s = flow.word(word, cmd);
         // A token command in an auth header is how APIs are called; a file or the environment there is not.
         if (s) {
           const inUrl = t.endpoints.some((e) => e.word === word);
-          return sent(s, ' inside the command\'s arguments', (header && s.kind === 'token') || (s.kind === 'secret-var' && inUrl ? false : s.kind === 'secret-var'));
+          return sent(s, ' inside the command\'s arguments', (header && s.kind === 'token') || (s.kind === 'secret-var' && httpClient && !inUrl));
         }
         if (header && !trusted && t.endpoints.some((e) => e.info?.classes.has('ip-literal') || e.info?.classes.has('paste'))) {
           const secretVar = word.vars.find((v) => SECRET_VAR_RE.test(v));
