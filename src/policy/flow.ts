@@ -119,8 +119,9 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
 
   const wordTaint = (w: Word, c: SimpleCommand): Taint | null => {
     for (const id of w.substitutions) {
+      // Only the last stage of a pipeline inside `$(…)` prints into the word (`$(cat key | wc -c)` is a count).
       const t = out[id];
-      if (t) return t;
+      if (t && !cmds[id]!.pipeTo.some((p) => w.substitutions.includes(p))) return t;
     }
     for (const v of w.vars) {
       const t = vars.get(v);
