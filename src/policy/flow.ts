@@ -66,6 +66,7 @@ const OUTPUT_OPT_EQ = /^--(output|output-file|outfile|out|report-path|report-fil
 /** Placeholders the unwrapper puts where a wrapper substitutes its input (shell/unwrap.ts). */
 const STDIN_PLACEHOLDERS = new Set(['xargs_input', 'parallel_input']);
 const FIND_PLACEHOLDER = 'find_path';
+const POSITIONAL = /^([0-9]|@|\*)$/;
 const VAR_IN_BODY = /\$\{?([A-Za-z_][A-Za-z0-9_]*)/g;
 
 function via(t: Taint, step: string): Taint {
@@ -91,6 +92,13 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
   const files = new Map<string, Taint>();
   const computed = new Set<string>();
   const fnNames = new Set(analysis.functions);
+  // Who runs whom, computed once: the commands each wrapper runs, and the bodies of the line's functions.
+  const inner: number[][] = cmds.map(() => []);
+  const bodies: number[] = [];
+  for (const c of cmds) {
+    if (c.wrappedBy !== undefined) inner[c.wrappedBy]?.push(c.id);
+    if (c.inFunction) bodies.push(c.id);
+  }
   let fnStdin: Taint | null = null;
   let fnArgs: Taint | null = null;
   let changed = false;
@@ -116,8 +124,17 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
     for (const [p, t] of files) if (abs.startsWith(`${p}/`)) return t;
     return null;
   };
+  /** A glob over files this line wrote (`for f in /tmp/p.*` after `split … /tmp/p.`). */
+  const globTaint = (pattern: string): Taint | null => {
+    const i = pattern.search(/[*?[]/);
+    const prefix = i < 0 ? pattern : pattern.slice(0, i);
+    const abs = prefix === '' ? null : ctx.path(prefix).abs;
+    if (!abs) return null;
+    for (const [p, t] of files) if (p.startsWith(abs) || abs.startsWith(`${p}/`)) return t;
+    return null;
+  };
 
-  const wordTaint = (w: Word, c: SimpleCommand): Taint | null => {
+  const wordTaint = (w: Word, c: SimpleCommand, depth = 0): Taint | null => {
     for (const id of w.substitutions) {
       // Only the last stage of a pipeline inside `$(…)` prints into the word (`$(cat key | wc -c)` is a count).
       const t = out[id];
@@ -134,14 +151,22 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
         const s = own[c.wrappedBy];
         if (s) return via(s, 'find -exec');
       }
-      if (c.inFunction && fnArgs && (/^[1-9]$/.test(v) || v === '@' || v === '*')) return fnArgs;
+      if (POSITIONAL.test(v)) {
+        if (c.inFunction && fnArgs) return fnArgs;
+        // `sh -c 'curl …/$1' _ {}`: a command string's positional parameters are the shell's own arguments.
+        const w2 = c.wrappedBy !== undefined ? cmds[c.wrappedBy] : undefined;
+        if (w2 && depth < 8 && / -c$/.test(c.via[c.via.length - 1] ?? '')) {
+          const t = argTaint(w2, depth + 1);
+          if (t) return t;
+        }
+      }
     }
     return null;
   };
 
-  const argTaint = (c: SimpleCommand): Taint | null => {
+  const argTaint = (c: SimpleCommand, depth = 0): Taint | null => {
     for (let i = 1; i < c.argv.length; i++) {
-      const t = wordTaint(c.argv[i]!, c);
+      const t = wordTaint(c.argv[i]!, c, depth);
       if (t) return t;
     }
     return null;
@@ -238,11 +263,11 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
         if (t && name !== null) t = via(t, name);
       }
       if (!t && name !== null && fnNames.has(name)) {
-        for (const b of cmds) if (b.inFunction && out[b.id]) { t = out[b.id]; break; }
+        for (const b of bodies) if (out[b]) { t = out[b]; break; }
       }
       if (!t) {
         // A wrapper prints what the commands it runs print (`sudo cat`, `find -exec cat {} +`).
-        for (const b of cmds) if (b.wrappedBy === id && out[b.id]) { t = out[b.id]; break; }
+        for (const b of inner[id]!) if (out[b]) { t = out[b]; break; }
       }
       if (t) { out[id] = t; changed = true; }
     }
@@ -276,13 +301,13 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
 
   // `for f in ~/.ssh/*; do …; done`: the loop variable takes each word in turn.
   const loops = analysis.loops ?? [];
-  for (let k = 0; k < MAX_PASSES; k++) {
+  for (let k = 0; k < MAX_PASSES && n > 0; k++) {
     changed = false;
     for (const l of loops) {
       for (const w of l.words) {
         if (w.substitutions.length > 0) computed.add(l.name);
         const v = w.glob || w.literal ? w.value : null;
-        setVar(l.name, (v !== null ? hooks.secretPath(v) : null) ?? wordTaint(w, cmds[0]!));
+        setVar(l.name, (v !== null ? hooks.secretPath(v) ?? (w.glob ? globTaint(v) : null) : null) ?? wordTaint(w, cmds[0]!));
       }
     }
     for (const c of cmds) pass(c);
@@ -330,6 +355,18 @@ function archiveOutputs(c: SimpleCommand, name: string): string[] {
     case 'dd':
       for (const x of w) if (x !== null && x.startsWith('of=')) out.push(x.slice(3));
       break;
+    case 'split': case 'csplit': {
+      // split [opts] [input [prefix]]: the pieces are prefix + suffix (default prefix `x`).
+      const ops: string[] = [];
+      for (let i = 0; i < w.length; i++) {
+        const x = w[i];
+        if (x === null || x === undefined) continue;
+        if (x !== '-' && x.startsWith('-')) { if (/^-[abClnt]$/.test(x)) i++; continue; }
+        ops.push(x);
+      }
+      if (name === 'split' && ops[1]) out.push(ops[1]);
+      break;
+    }
     case 'gitleaks':
       for (let i = 0; i < w.length; i++) if (w[i] === '-r' && w[i + 1]) out.push(w[i + 1]!);
       break;

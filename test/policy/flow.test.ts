@@ -115,6 +115,9 @@ table('wrappers: xargs, parallel, find -exec, sudo', [
   ['cat README | xargs -I{} send {}', false],
   ['leak | parallel send {}', true],
   ['cat SECRET | sudo send', true],
+  ['cat SECRET | xargs -I{} sh -c \'send "$1"\' _ {}', true],
+  ['cat SECRET | xargs -0 sh -c \'send "$0"\'', true],
+  ['cat README | xargs -I{} sh -c \'send "$1"\' _ {}', false],
   ['echo hi | sudo send', false],
 ]);
 
@@ -137,6 +140,8 @@ table('functions and loops', [
   ['for f in /home/dev/keys/*; do send "$f"; done', true],
   ['for f in $(leak); do send "$f"; done', true],
   ['for f in src/*.ts; do send "$f"; done', false],
+  ['cat SECRET | split -b 50 - /tmp/p.; for f in /tmp/p.*; do send "$f"; done', true],
+  ['cat README | split -b 50 - /tmp/p.; for f in /tmp/p.*; do send "$f"; done', false],
 ]);
 
 describe('line facts', () => {

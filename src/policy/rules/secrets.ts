@@ -555,6 +555,12 @@ const exfiltrate = defineShellRule({
     // Interpreter one-liners that read secrets and talk to the network.
     for (const code of codeTexts(cmd)) {
       if (CRED_IN_CODE_RE.test(code) && NET_IN_CODE_RE.test(code)) return { subject: cutText(code), reason: 'This code reads credentials or the environment and talks to the network; never do this without the user.' };
+      // `cat creds | python3 -c '…urlopen…'`: the code talks to the network and gets the secret on stdin or argv.
+      if (NET_IN_CODE_RE.test(code)) {
+        const flow = secretFlow(analysis, ctx);
+        const s = flow.stdin(cmd.id) ?? cmd.argv.slice(1).map((w) => flow.word(w, cmd)).find((x) => x !== null) ?? null;
+        if (s) return { subject: `${s.what} -> ${cutText(code, 40)}`, reason: `This hands ${describeTaint(s)} to code that talks to the network; secrets must never leave the machine without the user.` };
+      }
     }
     return null;
   },
