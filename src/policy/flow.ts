@@ -49,10 +49,16 @@ export interface LineFlow {
   files(): ReadonlyMap<string, Taint>;
   /** Variables assigned from a command substitution anywhere in the line (computed data, secret or not). */
   computedVars(): ReadonlySet<string>;
+  /** True when the analysis stopped before following every step (a very long chain of backward steps). */
+  incomplete: boolean;
 }
 
 const MAX_VIA = 4;
-const MAX_PASSES = 6;
+/**
+ * Passes over the line. Data written in source order needs one; each later pass follows one more backward step
+ * (a loop whose body reads what a later command writes). Past the cap the result says it is incomplete.
+ */
+const MAX_PASSES = 16;
 
 /** Programs whose standard output does not carry their input or arguments (counts, tests, builtins). */
 const NO_PASS = new Set(['wc', 'true', 'false', 'test', '[', '[[', 'sleep', 'exit', 'return', 'cd', 'pushd', 'popd', ':', 'read', 'mapfile', 'readarray', 'export', 'declare', 'typeset', 'local', 'readonly', 'unset', 'shift', 'set', 'break', 'continue', 'wait', 'kill']);
@@ -301,7 +307,8 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
 
   // `for f in ~/.ssh/*; do …; done`: the loop variable takes each word in turn.
   const loops = analysis.loops ?? [];
-  for (let k = 0; k < MAX_PASSES && n > 0; k++) {
+  changed = n > 0;
+  for (let k = 0; k < MAX_PASSES && changed; k++) {
     changed = false;
     for (const l of loops) {
       for (const w of l.words) {
@@ -311,7 +318,6 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
       }
     }
     for (const c of cmds) pass(c);
-    if (!changed) break;
   }
 
   return {
@@ -321,6 +327,7 @@ export function lineFlow(analysis: Analysis, ctx: RuleContext, hooks: FlowHooks)
     file: (abs) => fileTaint(abs),
     files: () => files,
     computedVars: () => computed,
+    incomplete: changed,
   };
 }
 

@@ -162,6 +162,13 @@ describe('line facts', () => {
     assert.ok(t);
     assert.equal(describeTaint(t), 'SECRET, through base64 and $k');
   });
+  test('backward steps in a loop are followed; past the cap the flow says it is incomplete', () => {
+    assert.ok(reaches('while true; do b=$a; a=$(leak); send "$b"; done'));
+    const back = Array.from({ length: 40 }, (_, i) => `k${40 - i}=$k${39 - i}`).join('; ');
+    const { f } = flowOf(`while true; do ${back}; k0=$(leak); send "$k40"; done`);
+    assert.equal(f.incomplete, true);
+    assert.equal(flowOf('k=$(leak); send "$k"').f.incomplete, false);
+  });
   test('a line with no source is clean everywhere, and a long line ends', () => {
     const line = Array.from({ length: 200 }, (_, i) => `a${i}=$(echo $a${i - 1}) && cat x${i} | send`).join('; ');
     const { a, f } = flowOf(line);

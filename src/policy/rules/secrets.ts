@@ -483,6 +483,21 @@ const exfiltrate = defineShellRule({
     ],
   },
   match(cmd, ctx, analysis) {
+    return exfilHit(cmd, ctx, analysis) ?? unfollowed(analysis, ctx);
+  },
+});
+
+/**
+ * Fail closed: a sink whose line has more backward data steps than the analysis follows (lineFlow's cap) may
+ * be fed by a secret it did not reach.
+ */
+function unfollowed(analysis: Analysis, ctx: RuleContext): RuleHit | null {
+  const hit = flowCache.get(analysis);
+  if (!hit || hit.ctx !== ctx || !hit.flow.incomplete) return null;
+  return { tier: 'soft_deny', subject: 'data flow not fully followed', reason: 'This line sends data out, and its chain of variables and files is too long to follow to the end, so whether secrets are among the data is not known; split it into shorter commands.' };
+}
+
+function exfilHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): RuleHit | null {
     const name = programName(cmd);
     if (name === null) return null;
     if (name === 'git') return pushExfil(cmd, ctx, analysis);
@@ -563,8 +578,7 @@ const exfiltrate = defineShellRule({
       }
     }
     return null;
-  },
-});
+}
 
 function tierOf(t: 'soft_deny' | undefined): { tier?: 'soft_deny' } {
   return t ? { tier: t } : {};
