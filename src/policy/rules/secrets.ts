@@ -356,8 +356,13 @@ function forgeExfil(cmd: SimpleCommand, name: string, ctx: RuleContext, analysis
     reason: `This sends ${describeTaint(t)} to ${name === 'gh' ? 'GitHub' : 'GitLab'} ${how} (\`${what}\`); secrets must never leave the machine without the user.`,
     ...soft,
   });
-  for (const w of cmd.argv.slice(1)) {
+  // `--hostname` sends the request (headers included) to another host than the forge's own.
+  const ownHost = !cmd.argv.some((w) => /^--hostname(=|$)/.test(w.value) || /^(\$|`)/.test(w.value));
+  for (let i = 1; i < cmd.argv.length; i++) {
+    const w = cmd.argv[i]!;
     const t = flow.word(w, cmd);
+    // `gh api … -H "Authorization: token $T"`: a header to the forge's own API is how it is called.
+    if (t && ownHost && (/^(-H|--header)$/.test(staticValue(cmd.argv[i - 1]) ?? '') || /^--header=/.test(w.value))) return { ...hit(t, 'in a request header'), tier: 'soft_deny' };
     if (t) return hit(t, 'in its arguments');
     const secretVar = w.vars.find((v) => SECRET_VAR_RE.test(v));
     if (secretVar) return hit(taint('secret-var', `$${secretVar}`), 'in its arguments');
