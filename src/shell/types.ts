@@ -119,4 +119,14 @@ export interface Analysis {
    * `a[$(cmd)]` stored earlier runs `cmd` there. (`$((…))`, `let` and `declare -i` show in the commands.)
    */
   arithmetic?: boolean;
+  /**
+   * `for NAME in WORDS` / `select NAME in WORDS` loops: the variable and the words it takes in turn (absent when
+   * the line has none). The body's commands are in `commands`; this keeps what they see as `$NAME`.
+   */
+  loops?: LoopBinding[];
+}
+
+export interface LoopBinding {
+  name: string;
+  words: Word[];
 }

@@ -163,6 +163,7 @@ class Unwrapper {
   private arithmetic: boolean;
   /** Subshell scope ids for strings parsed again and wrapped commands (SimpleCommand.scope), above the parser's own. */
   private nextScope = 1 << 20;
+  private loops: Analysis['loops'];
 
   constructor(base: Analysis) {
     this.out = base.commands;
@@ -170,6 +171,7 @@ class Unwrapper {
     this.aliases = base.aliases;
     this.problems = base.problems;
     this.arithmetic = base.arithmetic === true;
+    this.loops = base.loops;
   }
 
   run(): Analysis {
@@ -184,6 +186,7 @@ class Unwrapper {
       problems: this.problems,
     };
     if (this.arithmetic) result.arithmetic = true;
+    if (this.loops) result.loops = this.loops;
     if (this.message !== undefined) result.message = this.message;
     return result;
   }
@@ -581,6 +584,7 @@ class Unwrapper {
     this.aliases.push(...inner.aliases);
     this.problems.push(...inner.problems);
     if (inner.arithmetic) this.arithmetic = true;
+    if (inner.loops) (this.loops ??= []).push(...inner.loops.map((l) => ({ name: l.name, words: l.words.map((w) => shiftWord(w, shift)) })));
   }
 
   private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {
