@@ -15,6 +15,7 @@ import { toRequestCall, toToolCall, type CallContext } from './call-mapping.ts';
 import { RPC, toolErrorResult, type JsonRpcErrorObject, type Params } from './jsonrpc.ts';
 import { allowedRootDirs, filterRoots } from './roots.ts';
 import type { ToolDef, ToolGuard } from './tool-guard.ts';
+import { inspectListed, type ListedKind } from './poison.ts';
 import type { CancelToken } from './upstream.ts';
 
 export interface Firewall {
@@ -27,6 +28,11 @@ export interface Firewall {
    * else the JSON-RPC error the client gets instead (these results have no `isError`).
    */
   checkRequest(method: McpRequestMethod, params: Params | undefined, callId: string, cancel: CancelToken): Promise<JsonRpcErrorObject | null>;
+  /**
+   * A prompts/list, resources/list or resources/templates/list result on its way to the client, without the
+   * entries whose text looks poisoned (they are remembered, and a request for one is refused).
+   */
+  reviewListing(method: string, result: Params): Params;
   /** Lists and reviews the upstream's tools again (after tools/list_changed): a rug pull is hidden. */
   refresh(): Promise<void>;
   /** The upstream session was replaced: its tools are listed again before the next call. */
@@ -121,6 +127,13 @@ export function blockedText(rule: string | null, reason: string): string {
   return `asimov blocked this call${rule ? ` [${rule}]` : ''}: ${reason}`;
 }
 
+/** The listings whose entries are reviewed, the key of their array, and what an entry is. */
+export const LISTINGS: Readonly<Record<string, { key: string; kind: ListedKind }>> = {
+  'prompts/list': { key: 'prompts', kind: 'prompt' },
+  'resources/list': { key: 'resources', kind: 'resource' },
+  'resources/templates/list': { key: 'resourceTemplates', kind: 'resourceTemplate' },
+};
+
 export function createFirewall(o: FirewallOptions): Firewall {
   const projectRoot = findProjectRoot(o.cwd);
   let defs = new Map<string, ToolDef>();
@@ -130,6 +143,9 @@ export function createFirewall(o: FirewallOptions): Firewall {
   let visibleNames = new Set<string>();
   let hiddenShown = '';
   let audit: AuditSink | null | undefined = o.audit;
+  /** Prompts and resources hidden from a listing as poisoned, with the reason: requests for them are refused. */
+  const hiddenPrompts = new Map<string, string>();
+  const hiddenResources = new Map<string, string>();
 
   // The gate keeps each project's policy for its lifetime; so does this (looking it up walks the directory tree).
   let loaded: EffectivePolicy | undefined;
@@ -242,9 +258,40 @@ export function createFirewall(o: FirewallOptions): Firewall {
       return d.verdict === 'allow' ? null : toolErrorResult(blockedText(d.rule, d.reason));
     },
 
+    reviewListing(method, result) {
+      const listing = LISTINGS[method];
+      const items = listing ? result[listing.key] : undefined;
+      if (!listing || !Array.isArray(items)) return result;
+      const names = items.map((x) => (x && typeof x === 'object' && typeof (x as Params)['name'] === 'string' ? (x as Params)['name'] as string : ''));
+      const kept = items.filter((x) => {
+        if (!x || typeof x !== 'object') return false;
+        const item = x as Params;
+        let blocking;
+        try {
+          blocking = inspectListed(listing.kind, item, { siblings: names }).filter((f) => f.severity === 'block');
+        } catch (e) {
+          blocking = [{ kind: 'uninspectable', detail: `cannot be inspected: ${describeError(e)}`, where: '$' }];
+        }
+        if (blocking.length === 0) return true;
+        const label = String(item['name'] ?? item['uri'] ?? item['uriTemplate'] ?? '?').slice(0, 80);
+        const reason = `${listing.kind === 'prompt' ? 'prompt' : 'resource'} "${label}" is hidden: its listing looks poisoned (${blocking[0]!.kind}: ${blocking[0]!.detail} at ${blocking[0]!.where})`;
+        if (listing.kind === 'prompt' && typeof item['name'] === 'string') hiddenPrompts.set(item['name'], reason);
+        if (listing.kind === 'resource' && typeof item['uri'] === 'string') hiddenResources.set(item['uri'], reason);
+        o.log(`hiding ${reason}`);
+        return false;
+      });
+      return { ...result, [listing.key]: kept };
+    },
+
     async checkRequest(method, params, callId, cancel) {
+      const start = nowMs();
       const ctx: CallContext = { server: o.server, cwd: o.cwd, projectRoot, sessionId: o.sessionId };
       const call = toRequestCall(method, params, ctx, callId);
+      const hidden = method === 'prompts/get' ? hiddenPrompts.get(String(params?.['name'])) : method === 'resources/read' ? hiddenResources.get(String(params?.['uri'])) : undefined;
+      if (hidden !== undefined) {
+        record(call, { verdict: 'deny', findings: [], decisionId: randomId(), ms: nowMs() - start, tier: 'hard_deny', rule: TOOL_GUARD_RULE, reason: hidden, layer: 'static' });
+        return refusalError(TOOL_GUARD_RULE, 'hard_deny', hidden);
+      }
       const d = await o.gate.decide(call, new CallDecideOptions(cancel));
       cancel.onCancel(undefined);
       return d.verdict === 'allow' ? null : refusalError(d.rule, d.tier, d.reason);

@@ -84,6 +84,39 @@ export function inspectTool(tool: ToolDef, o: InspectOptions = {}): Finding[] {
   return ctx.result();
 }
 
+/** Which listing an entry comes from: prompts/list, resources/list, resources/templates/list. */
+export type ListedKind = 'prompt' | 'resource' | 'resourceTemplate';
+
+/**
+ * Every finding on a prompt, resource or resource template as a server lists it: the client shows these to
+ * the person and the model (a prompt's description, its arguments' descriptions; a resource's name and
+ * description), so they are read with the same checks as a tool's. A prompt's name is a name (it becomes a
+ * slash command); a resource's name is prose ("README.md", "Resource 1"); URIs are checked for invisible
+ * characters only.
+ */
+export function inspectListed(kind: ListedKind, item: Record<string, unknown>, o: InspectOptions = {}): Finding[] {
+  const name = typeof item['name'] === 'string' ? item['name'] : '';
+  const ctx = new Context(name, o.siblings ?? []);
+  if (kind === 'prompt') ctx.checkName(item['name']);
+  else if (typeof item['name'] === 'string') ctx.prose(item['name'], '$.name');
+  if (typeof item['title'] === 'string') ctx.prose(item['title'], '$.title');
+  if (typeof item['description'] === 'string') ctx.prose(item['description'], '$.description', true);
+  for (const key of ['uri', 'uriTemplate']) if (typeof item[key] === 'string') ctx.identifier(item[key] as string, `$.${key}`);
+  const args = item['arguments'];
+  if (Array.isArray(args)) {
+    args.forEach((a, i) => {
+      if (!a || typeof a !== 'object') return;
+      const arg = a as Record<string, unknown>;
+      const at = `$.arguments[${i}]`;
+      if (typeof arg['name'] === 'string') ctx.parameter(arg['name'], { type: 'string', ...(typeof arg['description'] === 'string' ? { description: arg['description'] } : {}) }, `${at}.name`);
+      if (typeof arg['title'] === 'string') ctx.prose(arg['title'], `${at}.title`);
+      if (typeof arg['description'] === 'string') ctx.prose(arg['description'], `${at}.description`);
+    });
+  }
+  ctx.walk(item['annotations'], '$.annotations', 0, false);
+  return ctx.result();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Characters nobody sees
 // ---------------------------------------------------------------------------------------------
@@ -289,6 +322,11 @@ class Context {
     } else if (!/^[A-Za-z0-9_.\/-]{1,128}$/.test(name)) {
       this.add('invisible-characters', 'warn', 'the name has characters outside A-Z a-z 0-9 _ - . / or is over 128 characters', '$.name');
     }
+  }
+
+  /** A URI or other identifier: not prose, but no invisible characters either. */
+  identifier(text: string, where: string): void {
+    if (this.budget(text.length, where)) this.invisible(text, where);
   }
 
   /** Reports invisible characters; true when there were some. */

@@ -288,6 +288,9 @@ class Relay {
       }
       const outcome = await this.upstream.request(req.method, req.params, { cancel });
       if (fw && req.method === 'tools/list' && outcome.result) return { result: await fw.reviewList(req.params, outcome.result) };
+      if (fw && outcome.result && (req.method === 'prompts/list' || req.method === 'resources/list' || req.method === 'resources/templates/list')) {
+        return { result: fw.reviewListing(req.method, outcome.result) };
+      }
       return outcome;
     } catch (e) {
       if (e instanceof UpstreamFailure && e.kind === 'cancelled') return null;
