@@ -215,11 +215,14 @@ function uriCommands(uri: string): { lines: string[]; missing: boolean } {
 }
 
 /**
- * The local file a resources/read URI names: `file:///p`, `file://localhost/p` (a file URI naming another
+ * The local file a resources/read URI names: `file:///p`, `file:/p`, `file://localhost/p` (a file URI naming another
  * host is still read where the server runs), and any scheme with an empty authority and an absolute path
  * (`git:///home/u/repo`), percent-decoded. Null for other URIs (the server's own names: `test://static/1`).
  */
 export function resourceFilePath(uri: string): string | null {
+  // `file:/p` (no authority at all) is a file URI too (RFC 8089).
+  const bare = /^file:(\/(?!\/)[^?#]*)/i.exec(uri.trim());
+  if (bare) return decodeUri(bare[1]!.replace(/\+/g, '%2B'));
   const m = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]*)(\/[^?#]*)/i.exec(uri.trim());
   if (!m) return null;
   const file = m[1]!.toLowerCase() === 'file';

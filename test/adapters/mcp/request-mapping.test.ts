@@ -68,6 +68,8 @@ describe('resourceFilePath', () => {
   test('file URIs and empty-authority absolute paths name local files, percent-decoded', () => {
     assert.equal(resourceFilePath('file:///home/u/.ssh/id_rsa'), '/home/u/.ssh/id_rsa');
     assert.equal(resourceFilePath('file://localhost/etc/shadow'), '/etc/shadow');
+    assert.equal(resourceFilePath('file:/home/u/.ssh/id_rsa'), '/home/u/.ssh/id_rsa');
+    assert.equal(resourceFilePath('FILE:///home/u/.ssh/id_rsa#x'), '/home/u/.ssh/id_rsa');
     assert.equal(resourceFilePath('file:///home/u/%2Essh/id_rsa'), '/home/u/.ssh/id_rsa');
     assert.equal(resourceFilePath('git:///home/u/repo'), '/home/u/repo');
     assert.equal(resourceFilePath('file://server/share/x'), '/share/x');
