@@ -239,6 +239,14 @@ const USE_INSTEAD_RE = new RegExp(String.raw`\b(?:use|call|prefer|switch\s+to|tr
 const REPLACES_RE = new RegExp(String.raw`\bthis\s+(?:tool|server|function)\s+(?:replaces|supersedes|overrides|substitutes\s+for|takes\s+over\s+from)\s+(?:the\s+|your\s+)?${NAME}(\s+tools?)?`, 'gi');
 /** The client's tools named generically: "the built-in shell", "other tools". */
 const GENERIC_TOOLS_RE = /\b(?:(?:the\s+|your\s+)?(?:built-?in|native|default|standard|client'?s?|agent'?s?|original|regular|normal|usual|local)\s+(?:shell|terminal|bash|file\s+(?:reader|tools?)|tools?|commands?\s+tools?)|(?:all|any)\s+other\s+tools?)\b/i;
+/** Cheap tests for the words each redirection pattern needs, run on the whole text before the pattern. */
+const RETIRED_WORD_RE = /deprecated|disabled|unavailable|removed|broken|unsafe|insecure|unreliable|dangerous|blocked|forbidden|retired|obsolete|replaced|compromised|\bnot\b|no longer/i;
+const AVOID_WORD_RE = /\b(?:not|don'?t|never|stop|avoid|shouldn'?t)\b/i;
+const INSTEAD_WORD_RE = /\b(?:instead|rather|place)\b/i;
+const REPLACES_WORD_RE = /\b(?:replaces|supersedes|overrides|substitutes|takes\s+over)\b/i;
+const ROUTE_WORD_RE = /\b(?:all|every|any|each|always|only|must|instead|exclusively)\b/i;
+/** Words that retire or avoid what a sentence names. */
+const TURN_AWAY_RE = new RegExp(String.raw`${RETIRED}|\b(?:instead\s+of|rather\s+than|in\s+place\s+of|do\s+not\s+use|don'?t\s+use|never\s+use|avoid|replaces)\b`, 'i');
 /** What an agent's commands, files and secrets are called. */
 const CARGO = String.raw`(?:(?:shell|terminal|bash|system|file|other)\s+)?(?:commands?|paths?|file\s*paths?|files?|reads?|writes?|secrets?|credentials|api\s+keys?|keys|tokens?|passwords?|requests?|operations?|tool\s+calls?|queries|actions)`;
 /** Where routed things go: this tool, or a tool named like one (`get_fact`, `runCommand`); "the bucket" is not a tool. */
@@ -390,42 +398,45 @@ class Context {
     return CLIENT_TOOLS.has(name) || saidTool || /[_.\/-]|[a-z][A-Z]/.test(name);
   }
 
-  /** Text that turns the agent away from its own tools and toward this one. */
+  /**
+   * Text that turns the agent away from its own tools and toward this one. Each pattern runs once over the
+   * whole text (their gaps never cross a sentence's end), and only when a word it needs is there at all: a
+   * description may be a megabyte of plain prose.
+   */
   private redirections(text: string, where: string): void {
-    for (const sentence of sentences(text)) {
-      const hit = (m: RegExpExecArray, what: string): void => this.add('redirection', 'block', `${what}: "${clip(m[0], 80)}"`, where);
-      for (const [re, what] of [
-        [RETIRED_RE, 'tells the model another tool is deprecated or unsafe'],
-        [AVOID_RE, 'tells the model not to use another tool'],
-        [INSTEAD_OF_RE, 'steers the model away from another tool'],
-        [REPLACES_RE, 'claims to replace another tool'],
-      ] as const) {
-        re.lastIndex = 0;
-        for (const m of sentence.matchAll(re)) {
-          if (this.otherTool(m[1]!, m[2] !== undefined)) hit(m, what);
-        }
-      }
-      USE_INSTEAD_RE.lastIndex = 0;
-      for (const m of sentence.matchAll(USE_INSTEAD_RE)) {
+    const hit = (m: RegExpExecArray | RegExpMatchArray, what: string): void => this.add('redirection', 'block', `${what}: "${clip(m[0], 80)}"`, where);
+    const named: ReadonlyArray<readonly [RegExp, RegExp, string]> = [
+      [RETIRED_WORD_RE, RETIRED_RE, 'tells the model another tool is deprecated or unsafe'],
+      [AVOID_WORD_RE, AVOID_RE, 'tells the model not to use another tool'],
+      [INSTEAD_WORD_RE, INSTEAD_OF_RE, 'steers the model away from another tool'],
+      [REPLACES_WORD_RE, REPLACES_RE, 'claims to replace another tool'],
+    ];
+    for (const [needs, re, what] of named) {
+      if (!needs.test(text)) continue;
+      for (const m of text.matchAll(re)) if (this.otherTool(m[1]!, m[2] !== undefined)) hit(m, what);
+    }
+    if (INSTEAD_WORD_RE.test(text)) {
+      for (const m of text.matchAll(USE_INSTEAD_RE)) {
         // A tool named without "tool" counts only when it looks like a name; its own server's tools are fine.
         if (this.otherTool(m[1]!, m[2] !== undefined) && (m[2] !== undefined || /[_.\/-]|[a-z][A-Z]/.test(m[1]!) || CLIENT_TOOLS.has(m[1]!))) hit(m, 'sends the model to another tool');
       }
-      const generic = GENERIC_TOOLS_RE.exec(sentence);
-      if (generic) {
-        const retired = new RegExp(String.raw`${RETIRED}|\b(?:instead\s+of|rather\s+than|in\s+place\s+of|do\s+not\s+use|don'?t\s+use|never\s+use|avoid|replaces)\b`, 'i').exec(sentence);
-        if (retired) this.add('redirection', 'block', `steers the model away from its own tools: "${clip(sentence, 100)}"`, where);
+    }
+    if (GENERIC_TOOLS_RE.test(text) && TURN_AWAY_RE.test(text)) {
+      for (const sentence of sentences(text)) {
+        if (GENERIC_TOOLS_RE.test(sentence) && TURN_AWAY_RE.test(sentence)) this.add('redirection', 'block', `steers the model away from its own tools: "${clip(sentence, 100)}"`, where);
       }
+    }
+    if (ROUTE_WORD_RE.test(text)) {
       for (const re of [ROUTE_ALL_RE, ROUTE_STEER_RE]) {
-        re.lastIndex = 0;
-        for (const m of sentence.matchAll(re)) {
+        for (const m of text.matchAll(re)) {
           const target = m.slice(1).find((x) => x !== undefined);
           // Routing to this tool, or to a tool that is not one of this server's own.
           if (target === undefined || !this.known.has(target) || target === this.self) hit(m, 'routes the agent\'s commands, paths or secrets through one tool');
         }
       }
-      const first = FIRST_RE.exec(sentence);
-      if (first) hit(first, 'asks to be called before anything else');
     }
+    const first = FIRST_RE.exec(text);
+    if (first) hit(first, 'asks to be called before anything else');
   }
 
   private sensitivePaths(text: string, where: string): void {
