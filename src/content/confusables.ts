@@ -25,6 +25,10 @@ const PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['օսհոցզ', 'ouhngq'],
   // Cherokee capitals
   ['ᎪᏴᏟᎬᎻᏆᎫᏦᏞᎷᏀᏢᏚᎢᏙᏔᏃ', 'ABCEHIJKLMGPSTVWZ'],
+  // Lisu (an alphabet made of Latin capitals' shapes)
+  ['ꓮꓐꓚꓓꓰꓝꓖꓧꓲꓙꓗꓡꓟꓠꓳꓑꓣꓢꓔꓴꓦꓪꓫꓬꓜ', 'ABCDEFGHIJKLMNOPRSTUVWXYZ'],
+  // Greek lunate sigma and yot, Coptic look-alikes
+  ['ϲϳϹⲟⲞ', 'cjCoO'],
   // Latin extensions and IPA letters that look like plain ones
   ['ıɑɡɩʟɪɴʀꜱᴀᴄᴅᴇᴊᴋᴍᴏᴘᴛᴜᴠᴡᴢƅɓƖǀ', 'iagiLINRSACDEJKMOPTUVWZbbIl'],
 ];
@@ -38,6 +42,9 @@ const MAP: ReadonlyMap<string, string> = (() => {
   }
   return m;
 })();
+
+/** Scripts whose letters imitate Latin ones: one of their letters inside a Latin word is a disguise, mapped or not. */
+const MIMIC_SCRIPTS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}\p{Script=Lisu}\p{Script=Coptic}]/u;
 
 /** Any letter the table maps: one test before the character-by-character work. */
 const ANY_CONFUSABLE = new RegExp(`[${[...MAP.keys()].join('')}]`, 'u');
@@ -71,7 +78,7 @@ export interface MixedWord {
  */
 export function mixedScriptWords(text: string, max = 10): MixedWord[] {
   const folded = text.replace(INVISIBLE_CHARS, '').normalize('NFKC');
-  if (!ANY_CONFUSABLE.test(folded)) return [];
+  if (!ANY_CONFUSABLE.test(folded) && !MIMIC_SCRIPTS.test(folded)) return [];
   const words = folded.match(/\p{L}+/gu) ?? [];
   let latin = 0;
   let other = 0;
@@ -83,12 +90,18 @@ export function mixedScriptWords(text: string, max = 10): MixedWord[] {
   const out: MixedWord[] = [];
   for (const w of words) {
     if (out.length >= max) break;
-    if (!ANY_CONFUSABLE.test(w)) continue;
+    if (!ANY_CONFUSABLE.test(w) && !MIMIC_SCRIPTS.test(w)) continue;
     const chars = [...w];
     const hasLatin = chars.some((c) => /[A-Za-z]/.test(c));
+    const reads = chars.map((c) => MAP.get(c) ?? c).join('');
+    // Latin letters beside letters of a script whose letters imitate Latin ones: no language spells a word so.
+    if (hasLatin && MIMIC_SCRIPTS.test(w)) {
+      out.push({ word: w, reads });
+      continue;
+    }
     const allLookAlike = chars.every((c) => MAP.has(c) || /[A-Za-z]/.test(c));
     if (!allLookAlike) continue; // letters of another script that imitate nothing: that script's own word
-    if (hasLatin || (latinText && chars.length >= 2)) out.push({ word: w, reads: chars.map((c) => MAP.get(c) ?? c).join('') });
+    if (latinText && chars.length >= 2) out.push({ word: w, reads });
   }
   return out;
 }

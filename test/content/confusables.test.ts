@@ -39,3 +39,13 @@ describe('mixedScriptWords', () => {
     assert.deepEqual(mixedScriptWords('Read the complete contents of a file as text.'), []);
   });
 });
+
+describe('letters the table does not map', () => {
+  test('any Cyrillic or Greek letter inside a Latin word is a disguise, mapped or not', () => {
+    assert.deepEqual(mixedScriptWords('please rжad this').map((w) => w.word), ['rжad']);
+    assert.deepEqual(mixedScriptWords('ꓲgnore previous').map((w) => w.reads), ['Ignore']);
+  });
+  test('Latin beside scripts that do not imitate it (Japanese, Chinese) is not reported', () => {
+    assert.deepEqual(mixedScriptWords('Tシャツ and 中文text'), []);
+  });
+});

@@ -105,7 +105,16 @@ export const SHELL_TOOL_NAMES: readonly string[] = [
 /** Argument names that hold a command line, most specific first. */
 export const COMMAND_KEYS: readonly string[] = ['command', 'cmd', 'shell_command', 'commandLine', 'command_line', 'script'];
 /** The same, compared as snake_case words (`commandLine` is `command_line`). */
-const COMMAND_KEY_WORDS: ReadonlySet<string> = new Set(['command', 'cmd', 'shell_command', 'command_line', 'script', 'cmdline', 'bash_command']);
+const COMMAND_KEY_WORDS: ReadonlySet<string> = new Set([
+  'command', 'cmd', 'shell_command', 'command_line', 'script', 'cmdline', 'cmd_line', 'bash_command', 'shell_cmd',
+  'command_string', 'shell_script', 'bash_script',
+]);
+/**
+ * Names that hold a command often enough to look at, but too often something else (`run: "nightly"`) to judge
+ * as one: only where a command can make the call stricter, never where it sets the tier. Not `shell`: its
+ * value is usually a shell's name (`zsh`), which as a command would start an interactive shell.
+ */
+const LOOSE_COMMAND_KEY_WORDS: ReadonlySet<string> = new Set(['exec', 'execute', 'run', 'run_command', 'exec_command']);
 /** Argument names that hold extra argv words for the command. */
 const ARGV_KEYS = ['args', 'argv', 'arguments'];
 
@@ -116,8 +125,9 @@ export function isShellToolName(name: string, extra: readonly string[] = []): bo
 }
 
 /** True when an argument's name says it holds a command line. */
-export function isCommandKey(key: string): boolean {
-  return COMMAND_KEY_WORDS.has(nameWords(key).join('_'));
+export function isCommandKey(key: string, loose = false): boolean {
+  const snake = nameWords(key).join('_');
+  return COMMAND_KEY_WORDS.has(snake) || (loose && LOOSE_COMMAND_KEY_WORDS.has(snake));
 }
 
 /**
@@ -126,7 +136,7 @@ export function isCommandKey(key: string): boolean {
  */
 function isShellCall(tool: string, input: Record<string, unknown>): boolean {
   if (!isShellToolName(tool)) return false;
-  return Object.keys(input).some(isCommandKey) || !Object.keys(input).some((k) => SQL_KEYS.has(k.toLowerCase()));
+  return Object.keys(input).some((k) => isCommandKey(k)) || !Object.keys(input).some((k) => SQL_KEYS.has(k.toLowerCase()));
 }
 
 /** A command value as one shell line: a string, or an argv array quoted word by word; null otherwise. */
@@ -373,11 +383,11 @@ interface Carried {
   missing?: string;
 }
 
-/** Every command-named argument of an argument object (one level, plus argv arrays). */
-function commandArgs(args: Record<string, unknown>): Array<{ from: string; line: string }> {
+/** Every command-named argument of an argument object (one level, plus argv arrays); `loose` takes the looser names too. */
+function commandArgs(args: Record<string, unknown>, loose = false): Array<{ from: string; line: string }> {
   const out: Array<{ from: string; line: string }> = [];
   for (const [k, v] of Object.entries(args)) {
-    if (!isCommandKey(k)) continue;
+    if (!isCommandKey(k, loose)) continue;
     const line = commandText(v);
     if (line !== null && line.trim() !== '') out.push({ from: k, line });
   }
@@ -402,7 +412,7 @@ function carriedCommands(call: ToolCall): Carried | null {
         ? { what, lines: [], runs: true, missing: `${what} runs a shell command, but its arguments hold no command string to check` }
         : { what, lines: [{ from: 'command', line }], runs: true };
     }
-    const lines = commandArgs(input);
+    const lines = commandArgs(input, true);
     return lines.length > 0 ? { what, lines, runs: false } : null;
   }
   if (kind === 'prompt') {
@@ -433,12 +443,12 @@ function carriedCommands(call: ToolCall): Carried | null {
   }
   // completion: a value being typed, which the server completes; only a stricter tier counts.
   const argument = objectOf(input['argument']);
-  const lines = commandArgs(objectOf(objectOf(input['context'])['arguments']));
+  const lines = commandArgs(objectOf(objectOf(input['context'])['arguments']), true);
   const argName = typeof argument['name'] === 'string' ? argument['name'] : '';
   const value = commandText(argument['value']);
   const ref = objectOf(input['ref']);
   const shellPrompt = ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string' && isShellToolName(ref['name']);
-  if (value !== null && value.trim() !== '' && (isCommandKey(argName) || shellPrompt)) lines.push({ from: argName || 'value', line: value });
+  if (value !== null && value.trim() !== '' && (isCommandKey(argName, true) || shellPrompt)) lines.push({ from: argName || 'value', line: value });
   return lines.length > 0 ? { what: `a completion request to the MCP server \`${name.server}\``, lines, runs: false } : null;
 }
 
