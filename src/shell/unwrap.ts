@@ -5,6 +5,8 @@
 import { parseShell } from './parse.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
+import { arithmeticPayloads, PAYLOAD_PROGRAMS, sinkPayloads, type Payload } from './payload-sinks.ts';
+import { staticStdin, staticText } from './static-output.ts';
 
 /**
  * A word standing for data only known at run time (xargs input, find's `{}`). Its value is written as a
@@ -167,7 +169,11 @@ class Unwrapper {
 
   run(): Analysis {
     // Commands appended while unwrapping are themselves visited (a wrapper inside a wrapper).
-    for (let i = 0; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    let i = 0;
+    for (; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    // Arithmetic running `$(…)` from subscripts of strings built in the line (payload-sinks.ts).
+    if (this.status === 'ok') for (const p of arithmeticPayloads(this.out, this.arithmetic)) this.addPayload(p);
+    for (; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
     const result: Analysis = {
       status: this.status,
       commands: this.out,
@@ -228,8 +234,13 @@ class Unwrapper {
 
   private visit(cmd: SimpleCommand): void {
     const v0 = staticValue(cmd.argv[0]);
-    if (v0 === null) return;
-    const name = basename(v0).toLowerCase();
+    const name = v0 === null ? null : basename(v0).toLowerCase();
+    // Programs that run a payload they are given (make -f -, sed e, awk system, git ext::, source <(…)), and a
+    // command name that is a `$(…)` of known output.
+    if ((name === null && cmd.argv.length > 0) || (name !== null && PAYLOAD_PROGRAMS.has(name))) {
+      for (const p of sinkPayloads(cmd, name, this.out)) this.addPayload(p);
+    }
+    if (name === null) return;
     const handler = Unwrapper.BY_NAME.get(name);
     if (handler !== undefined) return handler(this, cmd, cmd.argv.slice(1), name);
     if (SHELLS.has(interpreterFamily(name))) return this.unwrapShell(cmd, cmd.argv.slice(1), name);
@@ -296,13 +307,15 @@ class Unwrapper {
     }
     if (operands.length > 0 && !readsStdin) return; // runs a script file: its content is not visible here
     // No script operand: the shell reads its program from standard input.
+    // The commands read from standard input do not read it again (`bash <<EOF … bash -i … EOF`).
     const stdin = cmd.stdin;
-    if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`);
-    if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`);
+    if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`, false, undefined, true);
+    if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`, false, true);
     if (stdin.kind === 'pipe') {
-      // `echo 'rm -rf /' | sh`: the piped text is known when it comes from echo/printf of literals.
-      const text = literalOutputOf(stdin.from.map((id) => this.out[id]!));
-      if (text !== null) return this.reparse(cmd, text, `| ${name}`);
+      // `echo 'rm -rf /' | sh`, `echo … | base64 -d | sh`: the piped text is known when it comes from
+      // producers of literals through known decoders (static-output.ts).
+      const k = staticStdin(this.out, cmd);
+      if (k !== null) return this.reparse(cmd, k.text.toString('utf8'), k.decoded.length > 0 ? `${k.decoded.join(' | ')} | ${name}` : `| ${name}`, false, joinSteps(k.decoded), true);
     }
   }
 
@@ -489,12 +502,25 @@ class Unwrapper {
     this.reparse(cmd, parts.join(' '), 'parallel');
   }
 
-  /** Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). */
-  private unwrapString(cmd: SimpleCommand, words: Word[], label: string, remote = false): void {
+  /**
+   * Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). A word that is
+   * a `$(…)` of known output or a variable set earlier in the line (static-output.ts) counts as known.
+   */
+  private unwrapString(cmd: SimpleCommand, words: Word[], label: string, remote = false, stdinConsumed = false): void {
     if (words.length === 0) return;
     const parts: string[] = [];
+    const steps: string[] = [];
     for (const w of words) {
-      const v = staticValue(w);
+      let v = staticValue(w);
+      if (v === null && (w.substitutions.length > 0 || w.vars.length > 0)) {
+        const k = staticText(this.out, cmd, w);
+        // Unquoted, the output is split into words (and joined again by spaces here).
+        if (k !== null && (w.raw.startsWith('"') || !/[*?[]/.test(k.text.toString('utf8')))) {
+          v = k.text.toString('utf8');
+          if (!w.raw.startsWith('"')) v = v.split(/[ \t\n]+/).filter((x) => x !== '').join(' ');
+          steps.push(...k.decoded);
+        }
+      }
       if (v === null) {
         // Not known until run time: the obfuscation rules see the wrapper with its dynamic string.
         this.problems.push(`${label}: the command string is only known at run time (${w.raw})`);
@@ -502,10 +528,26 @@ class Unwrapper {
       }
       parts.push(v);
     }
-    this.reparse(cmd, parts.join(' '), label, remote);
+    this.reparse(cmd, parts.join(' '), steps.length > 0 ? `${steps.join(' | ')} | ${label}` : label, remote, joinSteps(steps), stdinConsumed);
   }
 
-  private reparse(cmd: SimpleCommand, text: string, label: string, remote = false): void {
+  /** A payload found by payload-sinks.ts: shell text parsed again, or words run as one command. */
+  private addPayload(p: Payload): void {
+    if (p.text !== undefined) this.reparse(p.owner, p.text, p.label, false, p.decoded, true);
+    else if (p.argv !== undefined) {
+      const before = this.out.length;
+      this.addInner(p.owner, p.argv, p.label, []);
+      const added = this.out[before];
+      if (added && p.decoded !== undefined) added.decoded = p.decoded;
+    }
+  }
+
+  /**
+   * Parse `text` and append its commands `via` the wrapper. `decoded` marks them as computed from hidden data
+   * (SimpleCommand.decoded); `stdinConsumed`: the text was the wrapper's standard input or a payload, so its
+   * commands do not read the wrapper's input again (a shell among them would parse it forever).
+   */
+  private reparse(cmd: SimpleCommand, text: string, label: string, remote = false, decoded?: string, stdinConsumed = false): void {
     const depth = cmd.depth + 1;
     if (depth > MAX_REPARSE_DEPTH) {
       this.fail('too_deep', `more than ${MAX_REPARSE_DEPTH} levels of nested shell strings (${label})`);
@@ -525,7 +567,7 @@ class Unwrapper {
         argv: c.argv.map((w) => shiftWord(w, shift)),
         assignments: c.assignments.map((a) => ({ ...a, value: shiftWord(a.value, shift) })),
         redirects: c.redirects.map((r) => ({ ...r, target: shiftWord(r.target, shift) })),
-        stdin: shiftStdin(c.stdin, shift, cmd),
+        stdin: stdinConsumed && c.stdin.kind === 'tty' ? CONSUMED : shiftStdin(c.stdin, shift, cmd),
         pipeTo: c.pipeTo.map(shift),
         inSubstitution: c.inSubstitution || cmd.inSubstitution,
         inFunction: c.inFunction || cmd.inFunction,
@@ -533,6 +575,7 @@ class Unwrapper {
         wrappedBy: c.wrappedBy === undefined ? cmd.id : shift(c.wrappedBy),
         remote: remote || cmd.remote === true || c.remote === true,
       });
+      if (decoded !== undefined || cmd.decoded !== undefined) moved.decoded = decoded ?? cmd.decoded;
       this.out.push(moved);
     }
     this.functions.push(...inner.functions);
@@ -594,21 +637,11 @@ function isShellWord(w: Word | undefined): boolean {
   return v !== null && SHELLS.has(basename(v));
 }
 
-/** The text that `echo …`/`printf …` of literal words prints, or null when it is not statically known. */
-function literalOutputOf(cmds: SimpleCommand[]): string | null {
-  if (cmds.length !== 1) return null;
-  const c = cmds[0]!;
-  const name = basename(staticValue(c.argv[0]) ?? '');
-  const vals = c.argv.slice(1).map(staticValue);
-  if (vals.some((v) => v === null)) return null;
-  const args = vals as string[];
-  if (name === 'echo') {
-    const words = args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a)));
-    if (args[0] && /e/.test(args[0]) && /^-[neE]+$/.test(args[0])) return null; // escapes: decoded at run time
-    return words.join(' ');
-  }
-  if (name === 'printf' && args.length === 1 && !/[%\\]/.test(args[0]!)) return args[0]!;
-  return null;
+/** The standard input of commands read from a wrapper's input: already read, known to be nothing more. */
+const CONSUMED: SimpleCommand['stdin'] = { kind: 'pipe', from: [] };
+
+function joinSteps(steps: readonly string[]): string | undefined {
+  return steps.length === 0 ? undefined : steps.join(' | ');
 }
 
 const NONE: readonly string[] = [];

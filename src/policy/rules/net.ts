@@ -10,7 +10,7 @@ import {
   allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
 } from './network.ts';
 import {
-  codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation, isAwkName,
+  codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation, isAwkName, wrapperIds,
 } from './exec.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -253,33 +253,46 @@ const pipeToShell = defineShellRule({
   },
 });
 
+/**
+ * Whether the shell analysis decoded what `cmd` runs (static-output.ts): its commands follow it in the line,
+ * marked `decoded`, and are judged as written out (obf.hidden-payload keeps them from being allowed).
+ */
+function payloadKnown(cmd: SimpleCommand, analysis: Analysis): boolean {
+  if (!wrapperIds(analysis).has(cmd.id)) return false;
+  for (const c of analysis.commands) if (c.wrappedBy === cmd.id && c.decoded !== undefined) return true;
+  return false;
+}
+
 const decodeToShell = defineShellRule({
   id: 'net.decode-to-shell',
   needs: RUNS_CODE_FLOW,
   // hard: decoding a payload straight into an interpreter (base64 -d | sh, printf '\x..' | bash, eval of
-  // decoded text) exists to hide what runs; legitimate work writes the command in plain text.
+  // decoded text) exists to hide what runs; legitimate work writes the command in plain text. When the
+  // payload is a literal of the line, the analysis decodes it and its commands carry their own tier
+  // (never below soft: obf.hidden-payload); this rule is for the payloads that cannot be read (a file, a
+  // download, a decoder not modelled), where hard is the only safe answer.
   tier: 'hard_deny',
   locked: true,
   reason: 'This decodes a hidden payload and runs it; write the command in plain text so it can be reviewed.',
   examples: {
     match: [
-      'echo cm0gLXJmIH4= | base64 -d | sh',
-      'echo cm0gLXJmIH4= | base64 --decode | bash',
-      'printf \'\\x72\\x6d\\x20\\x2d\\x72\\x66\' | sh',
-      'bash -c "$(echo cm0= | base64 -d)"',
-      'eval "$(echo ZWNobyBoaQ== | base64 -D)"',
+      'base64 -d payload.b64 | sh',
+      'base64 --decode < cmd.b64 | bash',
+      'printf \'\\x72\\x6d %s\' "$T" | sh',
+      'bash -c "$(base64 -d < cmd.b64)"',
+      'eval "$(echo $B | base64 -D)"',
       'xxd -r -p payload.hex | sh',
-      'echo "~ fr- mr" | rev | sh',
+      'rev < cmd.txt | sh',
       'cat blob.gz | gunzip | bash',
-      'base64 -d <<< ZWNobyBoaQ== | sh',
+      'base64 -d <<< "$P" | sh',
       'python3 -c "import base64; exec(base64.b64decode(\'cHJpbnQoMSk=\'))"',
       'node -e "eval(Buffer.from(\'Y29uc29sZS5sb2coMSk=\', \'base64\').toString())"',
     ],
-    notMatch: ['echo aGk= | base64 -d', 'base64 -d secret.b64 > out.bin', 'printf \'%s\\n\' hi | sh', 'gunzip -c logs.gz | grep ERROR'],
+    notMatch: ['echo aGk= | base64 -d', 'base64 -d secret.b64 > out.bin', 'printf \'%s\\n\' hi | sh', 'gunzip -c logs.gz | grep ERROR', 'echo ZWNobyBoaQ== | base64 -d | sh'],
   },
   match(cmd, _ctx, analysis) {
     const flow = codeFlow(cmd, analysis);
-    if (flow?.sources.decode) return { subject: cutText(flow.sources.decode.text), reason: `Decoded output of \`${cutText(flow.sources.decode.text, 60)}\` is run ${flow.how}; write the command in plain text so it can be reviewed.` };
+    if (flow?.sources.decode && !payloadKnown(cmd, analysis)) return { subject: cutText(flow.sources.decode.text), reason: `Decoded output of \`${cutText(flow.sources.decode.text, 60)}\` is run ${flow.how}; write the command in plain text so it can be reviewed.` };
     const inv = invocation(cmd);
     if (inv && inv.family !== 'shell') {
       for (const code of codeTexts(cmd)) if (codeTraits(code).runsDecoded) return { subject: cutText(code) };

@@ -295,4 +295,32 @@ const arithSubstitution = defineShellRule({
   },
 });
 
-export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName, arithSubstitution];
+const hiddenPayload = defineShellRule({
+  id: 'obf.hidden-payload',
+  // Cheap for every command: one property test. Only commands the shell analysis computed from hidden data
+  // (decoded, assembled in a variable, found in an arithmetic subscript) carry `decoded`.
+  // soft: the payload was decoded and its commands are judged as written out (a dangerous one gets its full
+  // tier from the rule that matches it), but a command hidden behind base64, printf escapes, a variable or
+  // an arithmetic subscript is itself a signal: what the line shows is not what runs, and the decoding could
+  // differ at run time from ours in ways we did not model. A person sees the decoded command and decides.
+  tier: 'soft_deny',
+  reason: 'This runs a command hidden in encoded or assembled data (base64, printf escapes, a variable, an arithmetic subscript); write the command out in plain text.',
+  examples: {
+    match: [
+      'echo ZWNobyBoaQ== | base64 -d | sh',
+      'eval "$(printf \'\\x65cho hi\')"',
+      "x='a[$(echo hi)]'; ((x))",
+      "y=$(printf 'x[$%s]' '(date)'); ((y))",
+      "c='echo hi'; eval \"$c\"",
+      '$(printf \'\\x6cs\') -la',
+    ],
+    notMatch: ['echo \'echo hi\' | sh', 'eval \'echo hi\'', 'echo ZWNobyBoaQ== | base64 -d', 'i=0; ((i++))', 'bash -c \'ls -la\''],
+  },
+  match(cmd) {
+    const how = cmd.decoded;
+    if (how === undefined) return null;
+    return { subject: cutText(cmd.text), reason: `\`${cutText(cmd.text, 60)}\` is hidden in encoded or assembled data (${cutText(how, 60)}), so the line does not show what runs; write the command out in plain text.` };
+  },
+});
+
+export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName, arithSubstitution, hiddenPayload];
