@@ -258,10 +258,17 @@ function concatValue(s: string): string {
 export function awkCommands(program: string): { commands: string[]; unknown: boolean } {
   const commands: string[] = [];
   let unknown = false;
+  // `cmd = "…"` assignments of literals, for `system(cmd)` (a name assigned twice is not resolved).
+  const vars = new Map<string, string | null>();
+  for (const m of program.matchAll(new RegExp(`(?:^|[;{\\s])([A-Za-z_]\\w*)\\s*=(?!=)\\s*${AWK_CONCAT}\\s*(?=[;}\\n]|$)`, 'g'))) {
+    vars.set(m[1]!, vars.has(m[1]!) ? null : concatValue(m[2]!));
+  }
   for (const m of program.matchAll(/\bsystem\s*\(([^)]*)\)/g)) {
     const arg = m[1]!.trim();
     const lit = new RegExp(`^${AWK_CONCAT}\\s*$`).exec(arg);
+    const v = vars.get(arg);
     if (lit) commands.push(concatValue(lit[1]!));
+    else if (v) commands.push(v);
     else unknown = true;
   }
   for (const m of program.matchAll(new RegExp(`${AWK_CONCAT}\\s*\\|\\s*getline`, 'g'))) commands.push(concatValue(m[1]!));

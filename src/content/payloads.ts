@@ -468,8 +468,8 @@ export function runProducer(name: string, args: readonly string[]): { out: Buffe
     const out = printfOutput(args);
     if (out === null) return null;
     const fmt = args[0] === '--' ? args[1] ?? '' : args[0] ?? '';
-    // A plain format (no escape beyond \n, no conversion beyond one %s) prints what is written.
-    const decodes = /\\(?![nt])|%(?!s)/.test(fmt) || (fmt.match(/%s/g)?.length ?? 0) > 1 || args.slice(1).some((a) => /%b/.test(fmt) && a.includes('\\'));
+    // A plain format (no escape beyond \n, \t and a lone \0, no conversion beyond one %s) prints what is written.
+    const decodes = /\\(?![nt]|0(?![0-7]))|%(?!s)/.test(fmt) || (fmt.match(/%s/g)?.length ?? 0) > 1 || args.slice(1).some((a) => /%b/.test(fmt) && a.includes('\\'));
     return { out, decodes };
   }
   return undefined;

@@ -22,6 +22,7 @@ export interface Payload {
   decoded?: string;
 }
 
+const SED_E = /(?<![A-Za-z])e(?![A-Za-z])|[gpiImM0-9]e/;
 const STDIN_PATHS = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 const AWKS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'busybox-awk']);
 
@@ -118,7 +119,8 @@ function sedPayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Pay
     else if (!explicit && scripts.length === 0) scripts.push(v);
     else files.push(v);
   }
-  if (scripts.length === 0 || !scripts.some((s) => s.includes('e'))) return [];
+  // An `e` command (a lone letter) or an `e` among a substitution's flags; other scripts run nothing.
+  if (scripts.length === 0 || !scripts.some((x) => SED_E.test(x))) return [];
   const input = files.length === 0 || files.every((f) => f === '-') ? staticStdin(commands, cmd) : null;
   const found = sedCommands(scripts.join('\n'), input === null ? null : input.text.toString('utf8'));
   if (found.commands.length === 0) return [];
@@ -201,10 +203,10 @@ function* arithmeticCandidates(commands: readonly SimpleCommand[]): Generator<{ 
       const k = staticText(commands, c, a.value);
       if (k) yield { owner: c, text: k.text.toString('utf8'), decoded: k.decoded };
     }
-    for (const w of c.argv) {
-      const v = staticValue(w);
-      if (v !== null) yield { owner: c, text: v, decoded: [] };
-    }
+    for (const a of c.assignments) for (const e of a.array ?? []) yield { owner: c, text: e.value, decoded: [] };
+    // Values as written, literal or not (`declare -a a=('x[$(cmd)]')` is never literal); a real `$(…)` in
+    // them is a command of the line already and only shows again.
+    for (const w of c.argv) yield { owner: c, text: w.value, decoded: [] };
     if (c.stdin.kind === 'herestring') {
       const k = staticText(commands, c, c.stdin.word);
       if (k) yield { owner: c, text: k.text.toString('utf8'), decoded: k.decoded };
@@ -212,18 +214,23 @@ function* arithmeticCandidates(commands: readonly SimpleCommand[]): Generator<{ 
   }
 }
 
+function holdsSubscriptText(v: string): boolean {
+  return v.includes('[') && (v.includes('$(') || v.includes('`'));
+}
+
 /**
  * Commands that arithmetic would run from subscripts of strings built in the line: `x='a[$(cmd)]'; ((x))`,
  * `y=$(printf 'x[$%s]' '(cmd)'); ((y))`, `read y <<< 'a[$(cmd)]'; ((y))`, `test -v 'a[$(cmd)]'`.
  */
 export function arithmeticPayloads(commands: readonly SimpleCommand[], flagged: boolean): Payload[] {
-  // Cheap screen first: no command has a `[` with `$(`/backtick text, or a substitution that could build one.
+  // Cheap screen first (this runs for every line): some value could hold a subscript with command text
+  // (`[` and `$(`/backtick in a word, or an assignment or here-string whose value is computed).
   let maybe = false;
-  for (const c of commands) {
-    for (const a of c.assignments) if (a.value.value.includes('[') || a.value.substitutions.length > 0) maybe = true;
-    for (const w of c.argv) if (w.value.includes('[') && (w.value.includes('$(') || w.value.includes('`'))) maybe = true;
+  for (let i = 0; i < commands.length && !maybe; i++) {
+    const c = commands[i]!;
     if (c.stdin.kind === 'herestring') maybe = true;
-    if (maybe) break;
+    for (const a of c.assignments) if (a.array || a.value.substitutions.length > 0 || holdsSubscriptText(a.value.value)) maybe = true;
+    for (const w of c.argv) if (holdsSubscriptText(w.value)) maybe = true;
   }
   if (!maybe || !evaluatesArithmetic(commands, flagged)) return [];
   const out: Payload[] = [];
@@ -237,4 +244,41 @@ export function arithmeticPayloads(commands: readonly SimpleCommand[], flagged: 
     }
   }
   return out;
+}
+
+/** The items xargs reads from `text`: NUL- or delimiter-separated, else blank-separated (quotes: not modelled). */
+function xargsItems(text: string, rest: readonly Word[]): string[] | null {
+  const opts = rest.map((w) => w.value);
+  if (opts.includes('-0') || opts.includes('--null')) return text.split('\0').filter((x, i, a) => x !== '' || i < a.length - 1);
+  const d = opts.findIndex((o) => o === '-d' || o.startsWith('--delimiter=') || (o.startsWith('-d') && o.length > 2));
+  if (d >= 0) {
+    const o = opts[d]!;
+    const delim = o === '-d' ? opts[d + 1] : o.startsWith('--delimiter=') ? o.slice(12) : o.slice(2);
+    if (delim === undefined || delim.length !== 1) return null;
+    return text.split(delim).filter((x, i, a) => x !== '' || i < a.length - 1);
+  }
+  if (/["'\\]/.test(text)) return null;
+  return text.split(/[ \t\n]+/).filter((x) => x !== '');
+}
+
+/**
+ * The commands xargs runs when its input is known: each item where the replace string stands (one command
+ * per item), or the items appended (one command per `-n`/`-L` group; all together otherwise). Null when the
+ * input or its splitting is not known.
+ */
+export function xargsCommands(commands: readonly SimpleCommand[], cmd: SimpleCommand, rest: readonly Word[], words: readonly Word[], replace: string | undefined): { commands: Word[][]; decoded?: string } | null {
+  if (words.some((w) => staticValue(w) === null)) return null;
+  const k = staticStdin(commands, cmd);
+  if (k === null) return null;
+  const items = xargsItems(k.text.toString('utf8'), rest);
+  if (items === null || items.length > 16) return null;
+  const out: Word[][] = [];
+  if (replace !== undefined) {
+    for (const item of items) out.push(words.map((w) => (w.value.includes(replace) ? literalWord(w.value.split(replace).join(item)) : w)));
+  } else {
+    const n = rest.findIndex((w) => /^-[nL]$|^--max-(args|lines)$/.test(w.value) || /^-[nL]\d+$/.test(w.value));
+    const size = n < 0 ? items.length : Number(/\d+$/.exec(rest[n]!.value)?.[0] ?? rest[n + 1]?.value ?? '1') || 1;
+    for (let i = 0; i < items.length || (i === 0 && items.length === 0); i += size) out.push([...words, ...items.slice(i, i + size).map(literalWord)]);
+  }
+  return { commands: out, decoded: joinDecoded(k.decoded) };
 }

@@ -20,6 +20,12 @@ const MAX_CHAIN = 16;
 
 const NOTHING: readonly string[] = [];
 
+/** The programs runProducer and runFilter model (payloads.ts). */
+const MODELLED: ReadonlySet<string> = new Set([
+  'echo', 'printf', 'cat', 'base64', 'gbase64', 'basenc', 'base32', 'xxd', 'openssl', 'rev', 'tr', 'gunzip', 'zcat', 'gzcat',
+  'gzip', 'pigz', 'brotli', 'zlib-flate',
+]);
+
 /** The first words of a label for a decoding step (`base64 -d`, `xxd -r -p`). */
 function stepLabel(name: string, args: readonly string[]): string {
   const opts = args.filter((a) => a.startsWith('-')).slice(0, 2);
@@ -37,7 +43,9 @@ class Evaluator {
     if (!c || ++this.steps > MAX_CHAIN * 4) return null;
     // Output sent elsewhere (`> f`, `>&2`) or a command that is not a plain program: not modelled.
     for (const r of c.redirects) if (r.access === 'write' || r.access === 'fd') return null;
-    if (c.argv.length === 0) return null;
+    // Only producers and filters payloads.ts models can have a known output: one lookup rejects the rest.
+    const v0 = staticValue(c.argv[0]);
+    if (v0 === null || !MODELLED.has(basename(v0).toLowerCase())) return null;
     const fields: string[] = [];
     const decoded: string[] = [];
     for (const w of c.argv) {
@@ -86,6 +94,9 @@ class Evaluator {
         const k = this.text(c, s.word);
         return k === null ? null : { text: Buffer.concat([k.text, Buffer.from('\n')]), decoded: k.decoded };
       }
+      case 'file':
+        // `< <(…)`: the output of a process substitution.
+        return s.path.substitutionKinds.includes('process-in') ? this.text(c, s.path) : null;
       default:
         return null;
     }
@@ -95,17 +106,28 @@ class Evaluator {
   text(owner: SimpleCommand, w: Word): Known | null {
     const v = staticValue(w);
     if (v !== null) return { text: Buffer.from(v, 'utf8'), decoded: [] };
-    const inner = unquote(w);
-    if (inner === null) return null;
+    // The value keeps each expansion as its source text, quotes removed around it.
+    const inner = w.value;
     const sub = this.substitution(w, inner);
     if (sub !== undefined) return sub;
-    const m = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(inner);
-    if (m) {
-      const name = m[1] ?? m[2]!;
-      const k = this.variable(owner, name);
-      return k === null ? null : { text: k.text, decoded: [...k.decoded, `$${name}`] };
+    // Literal text and `$name`/`${name}` of variables set in the line (`"$p1$p2"`, `${a}x`).
+    if (!/^(?:[^$`\\"']|\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\})*$/.test(inner)) return null;
+    const parts: Buffer[] = [];
+    const decoded: string[] = [];
+    // Every `$` must be one of the word's real expansions (a quoted '$x' is text, and a placeholder is no variable).
+    const names = [...inner.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+    if (names.length !== w.vars.length || names.some((n, i) => n !== w.vars[i])) return null;
+    for (const m of inner.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?|[^$]+/g)) {
+      if (m[1] === undefined) {
+        parts.push(Buffer.from(m[0], 'utf8'));
+        continue;
+      }
+      const k = this.variable(owner, m[1]);
+      if (k === null) return null;
+      parts.push(k.text);
+      decoded.push(...k.decoded, `$${m[1]}`);
     }
-    return null;
+    return { text: Buffer.concat(parts), decoded };
   }
 
   /** A word's fields: one when quoted, split at blanks when an unquoted expansion (null when it would glob). */
@@ -184,16 +206,6 @@ class Evaluator {
     if (found === null) return null;
     return this.text(found.c, found.w);
   }
-}
-
-/** The text inside a word's double quotes (or the word itself when unquoted), or null for other quoting. */
-function unquote(w: Word): string | null {
-  const raw = w.raw;
-  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) return raw.slice(1, -1);
-  // A bare substitution may quote inside it (substitution() checks that it spans the whole word).
-  if (raw.startsWith('$(') || raw.startsWith('<(') || raw.startsWith('`')) return raw;
-  if (!raw.includes('"') && !raw.includes("'") && !raw.includes('\\')) return raw;
-  return null;
 }
 
 /** Whether the construct opened at the start of `s` (content from `from`) closes exactly at its end. */

@@ -5,7 +5,7 @@
 import { parseShell } from './parse.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
-import { arithmeticPayloads, PAYLOAD_PROGRAMS, sinkPayloads, type Payload } from './payload-sinks.ts';
+import { arithmeticPayloads, PAYLOAD_PROGRAMS, sinkPayloads, xargsCommands, type Payload } from './payload-sinks.ts';
 import { staticStdin, staticText } from './static-output.ts';
 
 /**
@@ -311,7 +311,7 @@ class Unwrapper {
     const stdin = cmd.stdin;
     if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`, false, undefined, true);
     if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`, false, true);
-    if (stdin.kind === 'pipe') {
+    if (stdin.kind === 'pipe' || stdin.kind === 'file') {
       // `echo 'rm -rf /' | sh`, `echo … | base64 -d | sh`: the piped text is known when it comes from
       // producers of literals through known decoders (static-output.ts).
       const k = staticStdin(this.out, cmd);
@@ -350,6 +350,12 @@ class Unwrapper {
       else if (v.startsWith('--replace=')) replace = v.slice('--replace='.length);
     }
     const words = skipped.words.length > 0 ? skipped.words : [literalWord('echo')];
+    // Input known statically (`echo … | base64 -d | xargs -0 sh -c`): the commands it makes (payload-sinks.ts).
+    const known = cmd.stdin.kind === 'tty' ? null : xargsCommands(this.out, cmd, rest, words, replace);
+    if (known !== null) {
+      for (const argv of known.commands) this.addPayload({ owner: cmd, argv, label: 'xargs', decoded: known.decoded });
+      return;
+    }
     // xargs appends its input to the command, or puts it where the replace string stands.
     const inner = replace
       ? words.map((w) => (w.value.includes(replace!) ? placeholder(w.raw, 'xargs_input') : w))
