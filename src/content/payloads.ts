@@ -206,15 +206,28 @@ export function printfOutput(args: readonly string[]): Buffer | null {
 }
 
 function printfOnce(format: string, args: readonly string[], k: number, out: number[]): { k: number; stop: boolean } | null {
-  const re = /%([-+ #0]*)(\d*)(?:\.(\d*))?([a-zA-Z%])/g;
+  const re = /%([-+ #0]*)(\d*|\*)(?:\.(\d*|\*))?([a-zA-Z%])/g;
   let last = 0;
   for (let m = re.exec(format); m !== null; m = re.exec(format)) {
+    // A `%` that is no conversion modelled here (`%*s`, `%'d`): bash would print something else.
+    if (format.slice(last, m.index).includes('%')) return null;
     out.push(...unescape(format.slice(last, m.index), 'format').bytes);
     last = re.lastIndex;
-    const [, flags = '', width = '', precision, conv] = m;
+    let [, flags = '', width = '', precision, conv] = m;
     if (conv === '%') {
       out.push(37);
       continue;
+    }
+    // `*` takes the width (or precision) from the next argument.
+    for (const star of ['w', 'p'] as const) {
+      if ((star === 'w' ? width : precision) !== '*') continue;
+      const n = args[k] ?? '0';
+      if (k < args.length) k++;
+      if (!/^-?\d+$/.test(n)) return null;
+      if (star === 'w') {
+        if (n.startsWith('-')) flags += '-';
+        width = n.replace('-', '');
+      } else precision = n.startsWith('-') ? undefined : n;
     }
     const arg = args[k] ?? '';
     if (k < args.length) k++;
@@ -247,6 +260,7 @@ function printfOnce(format: string, args: readonly string[], k: number, out: num
     }
     out.push(...pad(text, flags, width));
   }
+  if (format.slice(last).includes('%')) return null;
   out.push(...unescape(format.slice(last), 'format').bytes);
   return { k, stop: false };
 }
@@ -299,7 +313,7 @@ export function expandTrSet(set: string): string[] | null {
       default: return ' \t\n\r\v\f';
     }
   });
-  if (/\[[^\]]*\*|\[=|\[:/.test(src)) return null; // [c*n] repeats, equivalence classes, other classes
+  if (/\[[^\]]*\*|\[=|\[:|\\[0-7]/.test(src)) return null; // [c*n] repeats, equivalence classes, other classes, octal escapes
   const raw: string[] = [];
   for (let i = 0; i < src.length; i++) {
     let ch = src[i]!;
@@ -460,9 +474,16 @@ export function runFilter(name: string, args: readonly string[], input: Buffer):
 export function runProducer(name: string, args: readonly string[]): { out: Buffer; decodes: boolean } | null | undefined {
   if (name === 'echo') {
     let escapes = false;
+    let decided = false;
     let i = 0;
-    for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) escapes = /e[^E]*$/.test(args[i]!) || (escapes && !args[i]!.includes('E'));
-    return { out: echoOutput(args), decodes: escapes && args.slice(i).some((a) => a.includes('\\')) };
+    for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) {
+      escapes = /e[^E]*$/.test(args[i]!) || (escapes && !args[i]!.includes('E'));
+      if (/[eE]/.test(args[i]!)) decided = true;
+    }
+    const backslash = args.slice(i).some((a) => a.includes('\\'));
+    // Without -e or -E, whether escapes are decoded depends on the shell's xpg_echo setting: unknown.
+    if (backslash && !decided) return null;
+    return { out: echoOutput(args), decodes: escapes && backslash };
   }
   if (name === 'printf') {
     const out = printfOutput(args);

@@ -7,7 +7,7 @@
 
 import { arithmeticSubscriptCommands, awkCommands, gitExtCommand, makefileCommands, sedCommands } from '../content/carriers.ts';
 import { basename, staticValue } from './program.ts';
-import { staticFields, staticStdin, staticText } from './static-output.ts';
+import { asScript, staticFields, staticStdin, staticText } from './static-output.ts';
 import type { SimpleCommand, Word } from './types.ts';
 
 /** Text to parse as shell, or words to run as one command, found in what `owner` carries. */
@@ -85,7 +85,9 @@ function makePayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Pa
     const k = sv !== null && STDIN_PATHS.has(sv) ? staticStdin(commands, cmd)
       : file.substitutionKinds.includes('process-in') ? staticText(commands, cmd, file) : null;
     if (k === null) continue;
-    const lines = makefileCommands(k.text.toString('utf8'));
+    const mk = asScript(k);
+    if (mk === null) continue;
+    const lines = makefileCommands(mk);
     if (lines.length > 0) out.push({ owner: cmd, text: lines.join('\n'), label: sv !== null ? `make -f ${sv}` : 'make -f <(…)', decoded: joinDecoded(k.decoded) });
   }
   return out;
@@ -171,8 +173,9 @@ function sourcePayload(cmd: SimpleCommand, name: string, commands: readonly Simp
   const v = staticValue(w);
   const k = v !== null ? (STDIN_PATHS.has(v) && v !== '-' ? staticStdin(commands, cmd) : null)
     : w.substitutionKinds.includes('process-in') ? staticText(commands, cmd, w) : null;
-  if (k === null) return [];
-  return [{ owner: cmd, text: k.text.toString('utf8'), label: `${name} ${v ?? '<(…)'}`, decoded: joinDecoded(k.decoded) }];
+  const text = k === null ? null : asScript(k);
+  if (k === null || text === null) return [];
+  return [{ owner: cmd, text, label: `${name} ${v ?? '<(…)'}`, decoded: joinDecoded(k.decoded) }];
 }
 
 const NAME_TAKERS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'let', 'test', '[', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'getopts', 'wait']);
@@ -268,6 +271,8 @@ function xargsItems(text: string, rest: readonly Word[]): string[] | null {
  */
 export function xargsCommands(commands: readonly SimpleCommand[], cmd: SimpleCommand, rest: readonly Word[], words: readonly Word[], replace: string | undefined): { commands: Word[][]; decoded?: string } | null {
   if (words.some((w) => staticValue(w) === null)) return null;
+  // `-a FILE` reads the items from a file, not from standard input.
+  if (rest.some((w) => w.value === '-a' || w.value.startsWith('--arg-file') || /^-a./.test(w.value))) return null;
   const k = staticStdin(commands, cmd);
   if (k === null) return null;
   const items = xargsItems(k.text.toString('utf8'), rest);

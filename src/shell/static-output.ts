@@ -138,7 +138,8 @@ class Evaluator {
     if (k === null) return null;
     const s = k.text.toString('utf8');
     if (w.raw.startsWith('"')) return { fields: [s], decoded: k.decoded };
-    if (/[*?[]/.test(s)) return null;
+    // Unquoted: split at IFS (unknown when the line changes it) and globbed (unknown when it could match).
+    if (/[*?[]/.test(s) || ifsChanged(this.commands)) return null;
     return { fields: s.split(/[ \t\n]+/).filter((x) => x !== ''), decoded: k.decoded };
   }
 
@@ -206,6 +207,25 @@ class Evaluator {
     if (found === null) return null;
     return this.text(found.c, found.w);
   }
+}
+
+/** Whether the line assigns IFS anywhere (then unquoted expansions split in ways not modelled here). */
+export function ifsChanged(commands: readonly SimpleCommand[]): boolean {
+  for (const c of commands) {
+    for (const a of c.assignments) if (a.name === 'IFS') return true;
+    for (const w of c.argv) if (w.value.startsWith('IFS')) return true;
+  }
+  return false;
+}
+
+/**
+ * Known text as a script a shell reads: null when it holds a NUL byte or is not valid UTF-8 (bash's handling
+ * of those bytes is not what a parse of the decoded string shows).
+ */
+export function asScript(k: Known): string | null {
+  if (k.text.includes(0)) return null;
+  const s = k.text.toString('utf8');
+  return s.includes('\uFFFD') && !Buffer.from(s, 'utf8').equals(k.text) ? null : s;
 }
 
 /** Whether the construct opened at the start of `s` (content from `from`) closes exactly at its end. */

@@ -6,7 +6,7 @@ import { parseShell } from './parse.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
 import { arithmeticPayloads, PAYLOAD_PROGRAMS, sinkPayloads, xargsCommands, type Payload } from './payload-sinks.ts';
-import { staticStdin, staticText } from './static-output.ts';
+import { asScript, ifsChanged, staticStdin, staticText } from './static-output.ts';
 
 /**
  * A word standing for data only known at run time (xargs input, find's `{}`). Its value is written as a
@@ -315,7 +315,8 @@ class Unwrapper {
       // `echo 'rm -rf /' | sh`, `echo … | base64 -d | sh`: the piped text is known when it comes from
       // producers of literals through known decoders (static-output.ts).
       const k = staticStdin(this.out, cmd);
-      if (k !== null) return this.reparse(cmd, k.text.toString('utf8'), k.decoded.length > 0 ? `${k.decoded.join(' | ')} | ${name}` : `| ${name}`, false, joinSteps(k.decoded), true);
+      const text = k === null ? null : asScript(k);
+      if (k !== null && text !== null) return this.reparse(cmd, text, k.decoded.length > 0 ? `${k.decoded.join(' | ')} | ${name}` : `| ${name}`, false, joinSteps(k.decoded), true);
     }
   }
 
@@ -520,9 +521,10 @@ class Unwrapper {
       let v = staticValue(w);
       if (v === null && (w.substitutions.length > 0 || w.vars.length > 0)) {
         const k = staticText(this.out, cmd, w);
+        const text = k === null ? null : asScript(k);
         // Unquoted, the output is split into words (and joined again by spaces here).
-        if (k !== null && (w.raw.startsWith('"') || !/[*?[]/.test(k.text.toString('utf8')))) {
-          v = k.text.toString('utf8');
+        if (k !== null && text !== null && (w.raw.startsWith('"') || (!/[*?[]/.test(text) && !ifsChanged(this.out)))) {
+          v = text;
           if (!w.raw.startsWith('"')) v = v.split(/[ \t\n]+/).filter((x) => x !== '').join(' ');
           steps.push(...k.decoded);
         }
@@ -555,11 +557,21 @@ class Unwrapper {
    */
   private reparse(cmd: SimpleCommand, text: string, label: string, remote = false, decoded?: string, stdinConsumed = false): void {
     const depth = cmd.depth + 1;
+    // A decoded payload we cannot follow (too deep, or not shell syntax) is left out: the rules then see its
+    // sink as running unknown decoded data (hard). Failing the whole line would make it merely unknown.
+    if (decoded !== undefined && depth > MAX_REPARSE_DEPTH) {
+      this.problems.push(`${label}: decoded payloads nested too deep to follow`);
+      return;
+    }
     if (depth > MAX_REPARSE_DEPTH) {
       this.fail('too_deep', `more than ${MAX_REPARSE_DEPTH} levels of nested shell strings (${label})`);
       return;
     }
     const inner = parseShell(text, { depth });
+    if (inner.status !== 'ok' && decoded !== undefined) {
+      this.problems.push(`${label}: the decoded payload is not shell syntax the analysis can read (${inner.message ?? inner.status})`);
+      return;
+    }
     if (inner.status !== 'ok') {
       this.fail(inner.status, `${label}: ${inner.message ?? inner.status}`);
       return;

@@ -42,6 +42,8 @@ describe('decoders', () => {
     assert.equal(s(printfOutput(['%b', 'a\\cb', 'c'])), 'a');
     assert.equal(s(printfOutput(['\\u00e9'])), 'é');
     assert.equal(printfOutput(['%q', 'x']), null, 'conversions not modelled are unknown');
+    assert.equal(s(printfOutput(['%*s|%.*s|%-*s|', '3', 'ab', '2', 'xyz', '-4', 'q'])), ' ab|xy|q   |');
+    assert.equal(printfOutput(["%'d", '1']), null, 'a stray % is unknown, not printed as written');
     assert.equal(printfOutput(['-v', 'x', 'y']), null);
   });
   test('echo: -n, -e, -E and escapes', () => {
@@ -57,6 +59,7 @@ describe('decoders', () => {
     assert.equal(s(trMap([], ['[:lower:]', '[:upper:]'], Buffer.from('ls'))), 'LS');
     assert.equal(s(trMap(['d'], ['x'], Buffer.from('rxm'))), 'rm');
     assert.equal(trMap(['c'], ['a', 'b'], Buffer.from('x')), null);
+    assert.equal(trMap([], ['\\162', 'x'], Buffer.from('r')), null, 'octal escapes are not modelled');
     assert.equal(s(decompress('gzip', gzipSync(Buffer.from('rm -rf ~')))), 'rm -rf ~');
     assert.equal(decompress('gzip', Buffer.from('not gzip')), null);
     assert.equal(decompress('gzip', gzipSync(Buffer.alloc(MAX_PAYLOAD + 1, 97))), null, 'a bomb is unknown, not decoded');
@@ -83,6 +86,8 @@ describe('decoders', () => {
     assert.equal(runProducer('printf', ['\\x72m'])?.decodes, true);
     assert.equal(runProducer('printf', ['%s %s', 'rm', 'x'])?.decodes, true);
     assert.equal(runProducer('ls', []), undefined);
+    assert.equal(runProducer('echo', ['a\\nb']), null, 'escapes without -e/-E depend on xpg_echo');
+    assert.equal(runProducer('echo', ['-E', 'a\\nb'])?.out.toString(), 'a\\nb\n');
   });
 });
 
