@@ -7,7 +7,7 @@
 
 import { arithmeticSubscriptCommands, awkCommands, gitExtCommand, makefileCommands, sedCommands } from '../content/carriers.ts';
 import { basename, staticValue } from './program.ts';
-import { asScript, staticFields, staticStdin, staticText } from './static-output.ts';
+import { asScript, ifsChanged, staticFields, staticStdin, staticText } from './static-output.ts';
 import type { SimpleCommand, Word } from './types.ts';
 
 /** Text to parse as shell, or words to run as one command, found in what `owner` carries. */
@@ -43,6 +43,8 @@ export const PAYLOAD_PROGRAMS: ReadonlySet<string> = new Set(['make', 'gmake', '
 /** The payloads `cmd` runs, by its program name (`name`: basename, lower-cased; null when not static). */
 export function sinkPayloads(cmd: SimpleCommand, name: string | null, commands: readonly SimpleCommand[]): Payload[] {
   if (name === null) return commandNamePayload(cmd, commands);
+  const w0 = cmd.argv[0]!;
+  if (!w0.literal && /[ \t\n]/.test(w0.value)) return splitNamePayload(cmd, w0, commands);
   switch (name) {
     case 'make':
     case 'gmake':
@@ -68,6 +70,18 @@ function commandNamePayload(cmd: SimpleCommand, commands: readonly SimpleCommand
   if (f === null || f.fields.length === 0) return [];
   const decoded = ['$(…) as the command', ...f.decoded];
   return [{ owner: cmd, argv: [...f.fields.map(literalWord), ...cmd.argv.slice(1)], label: `$(…) as the command`, decoded: decoded.join(' | ') }];
+}
+
+/**
+ * `x='rm -rf ~/x'; $x`: a constant the parser substituted (parse.ts) into an unquoted command name is split
+ * into words by bash, so the first field is the program and the rest are its arguments.
+ */
+function splitNamePayload(cmd: SimpleCommand, w0: Word, commands: readonly SimpleCommand[]): Payload[] {
+  if (w0.glob || w0.raw.startsWith('"') || w0.raw.startsWith("'") || !/[ \t\n]/.test(w0.value) || /[*?[]/.test(w0.value)) return [];
+  if (ifsChanged(commands)) return [];
+  const fields = w0.value.split(/[ \t\n]+/).filter((x) => x !== '');
+  if (fields.length === 0) return [];
+  return [{ owner: cmd, argv: [...fields.map(literalWord), ...cmd.argv.slice(1)], label: 'split command name', decoded: w0.raw }];
 }
 
 /** `make -f -`, `make -f /dev/stdin`, `--file=-`, `--makefile=-`, `-f <(…)`: the makefile's recipes. */

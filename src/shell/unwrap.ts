@@ -237,7 +237,7 @@ class Unwrapper {
     const name = v0 === null ? null : basename(v0).toLowerCase();
     // Programs that run a payload they are given (make -f -, sed e, awk system, git ext::, source <(…)), and a
     // command name that is a `$(…)` of known output.
-    if ((name === null && cmd.argv.length > 0) || (name !== null && PAYLOAD_PROGRAMS.has(name))) {
+    if ((name === null && cmd.argv.length > 0) || (name !== null && (PAYLOAD_PROGRAMS.has(name) || !cmd.argv[0]!.literal))) {
       for (const p of sinkPayloads(cmd, name, this.out)) this.addPayload(p);
     }
     if (name === null) return;

@@ -64,6 +64,9 @@ describe('payload sinks', () => {
   });
   test('a substitution as the command name', () => {
     assert.deepEqual(payloads('$(echo rm) -rf ~'), ['rm -rf ~ [$(…) as the command] decoded']);
+    assert.deepEqual(payloads("x='rm -rf /tmp/a'; $x"), ['rm -rf /tmp/a [split command name] decoded']);
+    assert.deepEqual(payloads("x='rm -rf /tmp/a'; \"$x\""), [], 'quoted: one word, not split');
+    assert.deepEqual(payloads('IFS=_; x=rm_-rf; $x'), [], 'IFS changed: splitting not modelled');
   });
   test('make, sed, awk, git ext::, source, xargs', () => {
     assert.deepEqual(payloads('echo "all:; rm -rf ~" | make -f -'), ['rm -rf ~ [make -f -]']);
