@@ -104,16 +104,21 @@ export function isStdinPath(v: string | null): boolean {
   return v !== null && STDIN_PATHS.has(v);
 }
 
-/** `make -f -`, `make -f /dev/stdin`, `--file=-`, `--makefile=-`, `-f <(…)`: the makefile's recipes. */
+/** `make -f -`, `make -f /dev/stdin`, `--file=-`, `--makefile=-`, `-f <(…)`: the makefiles' recipes. */
 function makePayload(cmd: SimpleCommand, commands: readonly SimpleCommand[]): Payload[] {
   const out: Payload[] = [];
   for (const file of makefileWords(cmd)) {
     const sv = staticValue(file);
     const k = sv !== null && STDIN_PATHS.has(sv) ? staticStdin(commands, cmd)
       : file.substitutionKinds.includes('process-in') ? staticText(commands, cmd, file) : null;
-    if (k === null) continue;
+    // All or nothing (as for eval's words): a sink whose payload is partly unknown must not look read, or
+    // net.decode-to-shell would stand aside for the part nobody can see.
+    if (k === null) {
+      if ((sv !== null && STDIN_PATHS.has(sv)) || file.substitutionKinds.includes('process-in')) return [];
+      continue;
+    }
     const mk = asScript(k);
-    if (mk === null) continue;
+    if (mk === null) return [];
     const lines = makefileCommands(mk);
     if (lines.length > 0) out.push({ owner: cmd, text: lines.join('\n'), label: sv !== null ? `make -f ${sv}` : 'make -f <(…)', decoded: joinDecoded(k.decoded) });
   }
