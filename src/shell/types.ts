@@ -83,6 +83,12 @@ export interface SimpleCommand {
   wrappedBy?: number;
   /** True when this command runs on another machine or container (`ssh host cmd`, `docker exec`). */
   remote?: boolean;
+  /**
+   * Set on a command whose text the line does not show as written but that static analysis computed from
+   * data it carries: decoded (`base64 -d`, `printf '\x…'`), assembled in a variable, or found in an
+   * arithmetic subscript. Says how (`base64 -d | gunzip`, `$p`); rules hold such commands back as hidden.
+   */
+  decoded?: string;
   /** Source text of the command, for reasons and `explain`. */
   text: string;
   /**
