@@ -42,8 +42,29 @@ function urlHosts(text: string): string[] {
   return [...text.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/(?:[^\s/@'"]*@)?([^\s/:'"?#]+)/gi)].map((m) => m[1]!);
 }
 
-function mentionsVar(text: string, name: string): boolean {
-  return new RegExp(`\\$(?:${name}\\b|\\{${name}\\b)|\\benv\\.${name}\\b|\\$env:${name}\\b|%${name}%|\\benv\\[['"]${name}['"]\\]|ENV\\[['"]${name}['"]\\]`).test(text);
+/** Names of the variables a line reads: `$X`, `${X}`, `env.X`, `$env:X`, `%X%`, `env['X']`. */
+function variablesRead(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/\$\{?([A-Za-z_]\w*)|\benv\.([A-Za-z_]\w*)|\$env:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|\b(?:env|ENV)\[['"]([A-Za-z_]\w*)['"]\]/g)) {
+    out.add(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]!);
+  }
+  return out;
+}
+
+/** The env entries that hold a secret, computed once per scope (scopes are shared by the steps in them). */
+const secretEntries = new WeakMap<ReadonlyMap<string, string>, Array<[string, string[], boolean]>>();
+function secretsOf(env: ReadonlyMap<string, string>): Array<[string, string[], boolean]> {
+  let s = secretEntries.get(env);
+  if (!s) {
+    s = [];
+    for (const [name, value] of env) {
+      if (!value.includes('${{')) continue;
+      const inner = expressionsOf(value).filter((x) => readsSecret(x.body));
+      if (inner.length > 0) s.push([name, inner.map((x) => x.text), inner.every((x) => onlyGithubToken(x.body))]);
+    }
+    secretEntries.set(env, s);
+  }
+  return s;
 }
 
 /** Signals of one run site. */
@@ -73,12 +94,12 @@ export function siteSignals(site: RunSite, out: Collector): void {
   }
 
   // env: entries that serialise every secret or the whole environment: a signal once, wherever they are used.
-  for (const [name, value] of site.env) {
-    for (const inner of expressionsOf(value)) {
-      const all = dumpsAllSecrets(inner.body);
-      if (all && !out.reported.has(`env:${name}=${value}`)) {
-        out.reported.add(`env:${name}=${value}`);
-        out.signal({ kind: 'secrets-to-network', where: site.where, detail: `env ${name}: ${inner.text} puts ${all === 'toJSON(env)' ? 'the whole environment' : 'every repository secret'} into a variable this step sees` });
+  for (const [name, texts] of secretsOf(site.env)) {
+    for (const t of texts) {
+      const all = dumpsAllSecrets(t);
+      if (all && !out.reported.has(`env:${name}=${t}`)) {
+        out.reported.add(`env:${name}=${t}`);
+        out.signal({ kind: 'secrets-to-network', where: site.where, detail: `env ${name}: ${t} puts ${all === 'toJSON(env)' ? 'the whole environment' : 'every repository secret'} into a variable this step sees` });
       }
     }
   }
@@ -92,13 +113,15 @@ export function siteSignals(site: RunSite, out: Collector): void {
       if (!onlyGithubToken(e.body)) githubTokenOnly = false;
     }
   }
-  const dumpsEnv = ENV_DUMP.test(site.text);
-  for (const [name, value] of site.env) {
-    const inner = expressionsOf(value).filter((x) => readsSecret(x.body));
-    if (inner.length === 0) continue;
-    if (mentionsVar(site.text, name) || dumpsEnv) {
-      secretRefs.push(`$${name} (= ${inner.map((x) => x.text).join(' ')})`);
-      if (!inner.every((x) => onlyGithubToken(x.body))) githubTokenOnly = false;
+  const secrets = secretsOf(site.env);
+  if (secrets.length > 0) {
+    const dumpsEnv = ENV_DUMP.test(site.text);
+    const read = variablesRead(site.text);
+    for (const [name, texts, tokenOnly] of secrets) {
+      if (!dumpsEnv && !read.has(name)) continue;
+      secretRefs.push(`$${name} (= ${texts.join(' ')})`);
+      if (!tokenOnly) githubTokenOnly = false;
+      if (secretRefs.length > 5) break;
     }
   }
   if (dumped || secretRefs.length === 0 || !NETWORK_TOOL.test(site.text)) return;

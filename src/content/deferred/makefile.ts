@@ -15,7 +15,7 @@ function logicalLines(text: string): Array<{ text: string; line: number }> {
     const start = i;
     let t = raw[i]!;
     const recipe = t.startsWith('\t');
-    while (/(?:^|[^\\])(?:\\\\)*\\$/.test(t) && i + 1 < raw.length) {
+    while (t.endsWith('\\') && /(?:^|[^\\])(?:\\\\)*\\$/.test(t) && i + 1 < raw.length) {
       i++;
       // In a recipe make keeps backslash-newline for the shell and drops the next line's leading tab.
       t = recipe ? t + '\n' + raw[i]!.replace(/^\t/, '') : t.slice(0, -1).trimEnd() + ' ' + raw[i]!.trimStart();
@@ -108,12 +108,18 @@ export function extractMakefile(text: string, out: Collector): void {
     vars.map.set(m[1]!, m[2] === '+=' && vars.map.has(m[1]!) ? `${vars.map.get(m[1]!)} ${value}` : m[2] === '?=' && vars.map.has(m[1]!) ? vars.map.get(m[1]!)! : value);
   }
   let target: { name: string; prereqs: string[]; line: number } | null = null;
+  // One $(shell …) is reported once, at its first place (a variable that holds one is expanded at each use).
+  const shell = (cmd: string, where: string): void => {
+    if (out.reported.has(`make-shell:${cmd}`)) return;
+    out.reported.add(`make-shell:${cmd}`);
+    out.command(cmd, where);
+  };
   let inDefine: string | null = null;
   const parseShells = (s: string, line: number, noTarget = { name: '', prereqs: [] as string[] }): void => {
     if (!s.includes('$(shell') && !s.includes('${shell')) return;
     const shells: string[] = [];
     expand(s, vars, noTarget, 0, shells);
-    for (const c of shells) out.command(c, `$(shell …) on line ${line} (runs whenever make reads the file)`);
+    for (const c of shells) shell(c, `$(shell …) on line ${line} (runs whenever make reads the file)`);
   };
   const recipe = (body: string, line: number): void => {
     let t = body.replace(/^[\t ]*/, '');
@@ -121,7 +127,7 @@ export function extractMakefile(text: string, out: Collector): void {
     const tg = target ?? { name: '?', prereqs: [], line };
     const shells: string[] = [];
     const expanded = expand(t, vars, tg, 0, shells);
-    for (const c of shells) out.command(c, `$(shell …) in target ${tg.name}, line ${line}`);
+    for (const c of shells) shell(c, `$(shell …) in target ${tg.name}, line ${line}`);
     out.command(expanded, inDefine !== null ? `define ${inDefine}, line ${line}` : target ? `target ${tg.name}, line ${line}` : `recipe line ${line} (no target before it: a fragment)`);
   };
   for (const l of lines) {
@@ -154,7 +160,7 @@ export function extractMakefile(text: string, out: Collector): void {
       if (asg[2] === '!=') {
         const shells: string[] = [];
         const cmd = expand(asg[3]!, vars, { name: '', prereqs: [] }, 0, shells);
-        for (const c of shells) out.command(c, `$(shell …) on line ${l.line} (runs whenever make reads the file)`);
+        for (const c of shells) shell(c, `$(shell …) on line ${l.line} (runs whenever make reads the file)`);
         out.command(cmd, `${asg[1]} != … on line ${l.line} (runs whenever make reads the file)`);
       } else parseShells(trimmed, l.line);
       continue;
