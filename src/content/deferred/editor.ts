@@ -78,6 +78,10 @@ function taskArg(a: unknown, shell: boolean): string | null {
 }
 
 function taskLine(t: Record<string, unknown>, inherit: Record<string, unknown>): string | null {
+  // An npm task names a package.json script: it runs `npm run <script>` (the script itself is in package.json).
+  if ((t['type'] ?? inherit['type']) === 'npm' && typeof (t['script'] ?? inherit['script']) === 'string') {
+    return `npm run ${shQuote((t['script'] ?? inherit['script']) as string)}`;
+  }
   const command = t['command'] ?? inherit['command'];
   const cmd = typeof command === 'string' ? command : obj(command) && typeof obj(command)!['value'] === 'string' ? (obj(command)!['value'] as string) : null;
   if (cmd === null) return null;

@@ -83,7 +83,6 @@ export function siteSignals(site: RunSite, out: Collector): void {
       }
     }
   }
-  if (site.js) return;
 
   // Every secret, or the whole environment, serialised: a signal wherever it goes.
   let dumped = false;

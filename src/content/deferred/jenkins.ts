@@ -182,6 +182,12 @@ export function extractJenkins(src: string, out: Collector): void {
       out.command(direct.v, label, lang);
       continue;
     }
+    // `sh cmd` / `sh(cmd)` with a variable: what it runs is not known here; a placeholder says so.
+    const arg = toks.get(j);
+    if (arg?.t === 'id' && toks.get(j + 1)?.v !== ':' && !['label', 'script', 'returnStdout', 'returnStatus', 'encoding'].includes(arg.v)) {
+      out.command('$' + arg.v.toUpperCase(), `${label} (runs the value of ${arg.v}, not known here)`, lang);
+      continue;
+    }
     // Named arguments: sh(script: '…', returnStdout: true) or sh label: 'x', script: "…"
     let depth = 0;
     for (let m = j; toks.get(m) !== undefined && m < j + 200; m++) {

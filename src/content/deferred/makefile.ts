@@ -27,6 +27,8 @@ function logicalLines(text: string): Array<{ text: string; line: number }> {
 
 interface Vars {
   map: Map<string, string>;
+  /** Expansions left: `A = $(B)$(B)…` nested ten deep must not take exponential time. */
+  budget: number;
 }
 
 /** The index after the `)`/`}` matching the opener at `open` (make references nest). */
@@ -80,7 +82,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
       }
       const name = inner.trim();
       if (name === 'MAKE') out += 'make';
-      else if (vars.map.has(name) && depth < 10) out += expand(vars.map.get(name)!, vars, target, depth + 1, shells);
+      else if (vars.map.has(name) && depth < 10 && --vars.budget > 0 && out.length < 65536) out += expand(vars.map.get(name)!, vars, target, depth + 1, shells);
       else out += /^[A-Za-z_]\w*$/.test(name) ? '${' + name + '}' : '$MAKE_VAR';
       continue;
     }
@@ -90,7 +92,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
       case '<': out += target.prereqs[0] ?? '$MAKE_PREREQ'; break;
       case '^': case '+': case '?': out += target.prereqs.length ? target.prereqs.join(' ') : '$MAKE_PREREQS'; break;
       case '*': out += '$MAKE_STEM'; break;
-      default: out += vars.map.has(n) ? expand(vars.map.get(n)!, vars, target, depth + 1, shells) : '$' + n;
+      default: out += vars.map.has(n) && depth < 10 && --vars.budget > 0 ? expand(vars.map.get(n)!, vars, target, depth + 1, shells) : '$' + n;
     }
   }
   return out;
@@ -98,7 +100,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
 
 export function extractMakefile(text: string, out: Collector): void {
   const lines = logicalLines(text);
-  const vars: Vars = { map: new Map() };
+  const vars: Vars = { map: new Map(), budget: 20000 };
   // First pass: the simple assignments (make reads the whole file before it runs any recipe).
   for (const l of lines) {
     if (l.text.startsWith('\t')) continue;
@@ -107,6 +109,13 @@ export function extractMakefile(text: string, out: Collector): void {
     const value = m[3]!.replace(/\s+#.*$/, '');
     vars.map.set(m[1]!, m[2] === '+=' && vars.map.has(m[1]!) ? `${vars.map.get(m[1]!)} ${value}` : m[2] === '?=' && vars.map.has(m[1]!) ? vars.map.get(m[1]!)! : value);
   }
+  // make runs every recipe line through $(SHELL): one that is not a standard shell runs instead of it.
+  const sh = vars.map.get('SHELL');
+  if (sh !== undefined && !/^(?:\/usr)?\/bin\/(?:ba|da|z|k)?sh$|^(?:ba|da|z|k)?sh$|^\/usr\/bin\/env (?:ba|z)?sh$/.test(sh.trim())) {
+    out.command(sh.trim() + ' ' + (vars.map.get('.SHELLFLAGS') ?? '-c').trim() + " 'recipe'", `SHELL = ${sh.trim()} (every recipe line runs through it)`);
+  }
+  // .RECIPEPREFIX = > makes '>' (not a tab) start a recipe line.
+  const prefix = (vars.map.get('.RECIPEPREFIX') ?? '').trim()[0] ?? '\t';
   let target: { name: string; prereqs: string[]; line: number } | null = null;
   // One $(shell …) is reported once, at its first place (a variable that holds one is expanded at each use).
   const shell = (cmd: string, where: string): void => {
@@ -122,7 +131,8 @@ export function extractMakefile(text: string, out: Collector): void {
     for (const c of shells) shell(c, `$(shell …) on line ${line} (runs whenever make reads the file)`);
   };
   const recipe = (body: string, line: number): void => {
-    let t = body.replace(/^[\t ]*/, '');
+    let t = body.startsWith(prefix) ? body.slice(1) : body;
+    t = t.replace(/^[\t ]*/, '');
     while (/^[@+-]/.test(t)) t = t.slice(1).trimStart();
     const tg = target ?? { name: '?', prereqs: [], line };
     const shells: string[] = [];
@@ -142,8 +152,8 @@ export function extractMakefile(text: string, out: Collector): void {
       recipe(t, l.line);
       continue;
     }
-    if (t.startsWith('\t')) {
-      if (t.trim() === '' ) continue;
+    if (t.startsWith('\t') || t.startsWith(prefix)) {
+      if (t.trim() === '' || t.trim() === prefix) continue;
       if (!target) out.partial = true;
       recipe(t, l.line);
       continue;

@@ -14,6 +14,8 @@ export function extractScript(text: string, out: Collector, fish = false): void 
     return;
   }
   const body = bang ? text.slice(bang.line.length).replace(/^\n/, '') : text;
+  // A #! line that passes the shell a -c script runs that script (with the file as $0).
+  if (bang && /\s-[a-z]*c\b/.test(bang.line)) out.command(bang.line.slice(2).trim(), 'the #! line');
   if (fish) {
     out.interpreter = 'fish';
     const lines = body.split('\n');

@@ -47,6 +47,7 @@ function keyOf(n: unknown): string | null {
 function scalarText(n: unknown): string | null {
   if (!isScalar(n) || n.value === null || n.value === undefined) return null;
   const v = n.value;
+  if (v instanceof Uint8Array) return new TextDecoder().decode(v); // !!binary: the bytes are the text
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
 }
 

