@@ -67,8 +67,34 @@ function secretsOf(env: ReadonlyMap<string, string>): Array<[string, string[], b
   return s;
 }
 
+/**
+ * Secrets a workflow passes on between steps: `echo "T=${{ secrets.K }}" >> $GITHUB_ENV` puts T in the env
+ * of every later step; `… >> $GITHUB_OUTPUT` makes `steps.<id>.outputs.<name>` carry it.
+ */
+export interface Laundered {
+  env: Map<string, string>;
+  outputs: Set<string>;
+}
+
+export function launderedSecrets(sites: readonly RunSite[]): Laundered {
+  const env = new Map<string, string>();
+  const outputs = new Set<string>();
+  for (const site of sites) {
+    if (!site.text.includes('GITHUB_')) continue;
+    for (const m of site.text.matchAll(/([A-Za-z_][\w-]*)=([^\n]*?)>>\s*["']?\$\{?(GITHUB_ENV|GITHUB_OUTPUT)\b/g)) {
+      const value = m[2]!;
+      const viaEnv = [...site.env].some(([k, v]) => new RegExp(`\\$\\{?${k}\\b`).test(value) && expressionsOf(v).some((x) => readsSecret(x.body)));
+      if (!expressionsOf(value).some((x) => readsSecret(x.body)) && !viaEnv) continue;
+      if (m[3] === 'GITHUB_ENV') env.set(m[1]!, '${{ secrets.(passed on through GITHUB_ENV) }}');
+      else outputs.add(m[1]!);
+    }
+  }
+  return { env, outputs };
+}
+
 /** Signals of one run site. */
-export function siteSignals(site: RunSite, out: Collector): void {
+export function siteSignals(site: RunSite, out: Collector, laundered?: Laundered): void {
+  if (laundered && laundered.env.size > 0) site = { ...site, env: new Map([...site.env, ...laundered.env]) };
   const exprs = expressionsOf(site.text);
   // Outsider text pasted into the script: the expression's value becomes code (an issue title of `"; curl … | sh #`).
   for (const e of exprs) {
@@ -107,7 +133,8 @@ export function siteSignals(site: RunSite, out: Collector): void {
   const secretRefs: string[] = [];
   let githubTokenOnly = true;
   for (const e of exprs) {
-    if (readsSecret(e.body)) {
+    const output = /\bsteps\.[\w-]+\.outputs\.([\w-]+)/.exec(e.body);
+    if (readsSecret(e.body) || (output && laundered?.outputs.has(output[1]!))) {
       secretRefs.push(e.text);
       if (!onlyGithubToken(e.body)) githubTokenOnly = false;
     }
@@ -133,6 +160,8 @@ export function siteSignals(site: RunSite, out: Collector): void {
 
 // The refs that are the pull request's own code (its head, its merge commit, the fork's repository).
 const PR_HEAD_REF = /github\.event\.pull_request\.(?:head\.(?:sha|ref)|merge_commit_sha|number)|github\.event\.number|github\.head_ref|refs\/pull\/|github\.event\.workflow_run\.(?:head_sha|head_branch|head_repository)|head\.repo\.full_name|github\.event\.pull_request\.head\.repo/;
+// Run lines that fetch or check out the pull request's code.
+const PR_CHECKOUT_CMD = /\bgh\s+pr\s+checkout\b[^\n;&|]*|\bgit\s+(?:fetch|pull|checkout|switch)\b[^\n;&|]*(?:pull\/|refs\/pull|head_ref|pull_request\.head|HEAD_REF|PULL_REQUEST_HEAD)[^\n;&|]*/;
 // Refs that exist only under workflow_run: dangerous even in a fragment whose trigger is not visible.
 const WORKFLOW_RUN_REF = /github\.event\.workflow_run\./;
 
@@ -140,6 +169,8 @@ export interface Step {
   where: string;
   uses?: string;
   run?: boolean;
+  /** A run step's text, when known (a run line can check out the PR too: gh pr checkout, git fetch pull/N/head). */
+  text?: string;
   /** checkout's with.ref / with.repository, as written. */
   ref?: string;
 }
@@ -150,18 +181,27 @@ export interface Step {
  * hands those secrets to the fork's author. `trigger` is the workflow's `on:` (null: not in the text).
  */
 export function checkoutSignals(steps: readonly Step[], trigger: string[] | null, out: Collector): void {
-  const privileged = trigger?.find((t) => t === 'pull_request_target' || t === 'workflow_run');
-  let checkout: Step | null = null;
+  // Triggers that run in the base repository with its secrets while a pull request (or a comment on one)
+  // comes from anyone: pull_request_target, workflow_run, issue_comment.
+  const privileged = trigger?.find((t) => t === 'pull_request_target' || t === 'workflow_run' || t === 'issue_comment');
+  let checkout: { where: string; what: string } | null = null;
   for (const s of steps) {
     if (s.uses && /(?:^|\/)checkout@|^actions\/checkout\b/.test(s.uses) && s.ref !== undefined && PR_HEAD_REF.test(s.ref)) {
-      if (privileged || WORKFLOW_RUN_REF.test(s.ref)) checkout = s;
+      if (privileged || WORKFLOW_RUN_REF.test(s.ref)) checkout = { where: s.where, what: s.ref.trim() };
       continue;
+    }
+    const byRun = s.run && s.text !== undefined ? PR_CHECKOUT_CMD.exec(s.text) : null;
+    if (byRun && privileged) {
+      const rest = s.text!.slice(byRun.index + byRun[0].length);
+      checkout = { where: s.where, what: byRun[0].trim() };
+      // The same step goes on after the checkout: it runs the PR's code itself.
+      if (!/[;&|\n]\s*\S/.test(rest)) continue;
     }
     if (checkout && (s.run || (s.uses && s.uses.startsWith('./')))) {
       out.signal({
         kind: 'pr-head-checkout',
         where: s.where,
-        detail: `${privileged ? `on: ${privileged}` : 'a workflow_run job'} checks out the pull request's code (${checkout.ref!.trim()}) at ${checkout.where} and then runs it here, with the repository's secrets`,
+        detail: `${privileged ? `on: ${privileged}` : 'a workflow_run job'} checks out the pull request's code (${checkout.what}) at ${checkout.where} and then runs it here, with the repository's secrets`,
       });
       return;
     }

@@ -5,7 +5,7 @@
 import { ciDialectOf, hookManagerFlavorOf, type CiDialect } from './kind.ts';
 import { replaceExpressions } from './ci-expr.ts';
 import { extractDevcontainer, extractVscodeTasks } from './editor.ts';
-import { checkoutSignals, siteSignals } from './github-signals.ts';
+import { checkoutSignals, launderedSecrets, siteSignals } from './github-signals.ts';
 import { extractJenkins } from './jenkins.ts';
 import { extractMakefile } from './makefile.ts';
 import { extractHookJson, extractPackageJson } from './package-json.ts';
@@ -61,8 +61,9 @@ function langOf(shell: string | undefined, key: string): string | undefined {
 function yamlInto(text: string, o: YamlOptions, out: Collector, withSignals: boolean): void {
   const r = yamlCommands(text, o);
   if (r.partial) out.partial = true;
+  const laundered = withSignals ? launderedSecrets(r.sites) : undefined;
   for (const s of r.sites) {
-    if (withSignals) siteSignals(s, out);
+    if (withSignals) siteSignals(s, out, laundered);
     if (s.js) continue;
     const key = s.where.replace(/\[\d+\]$/, '').replace(/^.*[.: ]/, '');
     const lang = langOf(s.shell, key);

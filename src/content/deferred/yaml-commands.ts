@@ -160,9 +160,10 @@ class Walker {
       const uses = scalarText(get(it, 'uses')) ?? undefined;
       const run = get(it, 'run') !== undefined;
       if (!uses && !run) return;
+      const text = scalarText(get(it, 'run')) ?? undefined;
       const w = get(it, 'with');
       const ref = [scalarText(get(w, 'ref')), scalarText(get(w, 'repository'))].filter((x) => x !== null).join(' ');
-      steps.push({ where: `${path}[${i}]`, ...(uses ? { uses } : {}), run, ...(ref ? { ref } : {}) });
+      steps.push({ where: `${path}[${i}]`, ...(uses ? { uses } : {}), run, ...(ref ? { ref } : {}), ...(text !== undefined ? { text } : {}) });
     });
     if (steps.length > 0) this.stepLists.push(steps);
   }
@@ -237,7 +238,7 @@ function lineScan(text: string, o: YamlOptions): YamlResult {
         steps.push(last);
       } else if (m[1] === 'run') {
         last = null;
-        steps.push({ where: `line ${line}`, run: true });
+        steps.push({ where: `line ${line}`, run: true, ...(value && !/^[|>]/.test(value) ? { text: value } : {}) });
       } else if (last) last.ref = `${last.ref ?? ''} ${value}`.trim();
     }
     stepLists.push(steps);

