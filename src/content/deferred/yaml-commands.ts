@@ -219,7 +219,7 @@ function lineScan(text: string, o: YamlOptions): YamlResult {
     if (on) trigger = [...(on[1] ?? '').matchAll(/[A-Za-z_]+/g)].map((m) => m[0]);
     // A multi-line `on:` mapping: the event names are the keys on the following more-indented lines.
     if (/\bpull_request_target\b/.test(text)) (trigger ??= []).push('pull_request_target');
-    if (/^\s*workflow_run\s*:/m.test(text)) (trigger ??= []).push('workflow_run');
+    if (/^[ \t]*workflow_run[ \t]*:/m.test(text)) (trigger ??= []).push('workflow_run');
   }
   const stepLists: Step[][] = [];
   if (o.github) {

@@ -24,33 +24,40 @@ interface Line {
 
 /** Lines made on demand from their start offsets: the scan looks at few lines besides the candidates. */
 class Lines {
-  readonly starts: number[] = [0];
-  private readonly cache = new Map<number, Line>();
-  constructor(private readonly src: string) {
-    for (let i = src.indexOf('\n'); i !== -1; i = src.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  /** Line start offsets, found as far as the scan has looked (a 1 MB file read to its cap is not split whole). */
+  private readonly starts: number[] = [0];
+  private done = false;
+  constructor(private readonly src: string) {}
+  /** Finds line starts up to line `j` (or the end). */
+  private extend(j: number): void {
+    while (!this.done && this.starts.length <= j + 1) {
+      const nl = this.src.indexOf('\n', this.starts[this.starts.length - 1]!);
+      if (nl === -1) this.done = true;
+      else this.starts.push(nl + 1);
+    }
   }
-  get length(): number {
-    return this.starts.length;
+  /** Is there a line j? */
+  has(j: number): boolean {
+    this.extend(j);
+    return j < this.starts.length;
   }
   at(j: number): Line {
-    let l = this.cache.get(j);
-    if (!l) {
-      const end = j + 1 < this.starts.length ? this.starts[j + 1]! - 1 : this.src.length;
-      const raw = this.src.slice(this.starts[j]!, end);
-      let i = 0;
-      while (i < raw.length && (raw[i] === ' ' || raw[i] === '\t')) i++;
-      l = { indent: i, text: raw.slice(i) };
-      if (this.cache.size > 4096) this.cache.clear();
-      this.cache.set(j, l);
-    }
-    return l;
+    this.extend(j);
+    const start = this.starts[j]!;
+    const end = j + 1 < this.starts.length ? this.starts[j + 1]! - 1 : this.src.length;
+    let i = start;
+    while (i < end && (this.src.charCodeAt(i) === 32 || this.src.charCodeAt(i) === 9)) i++;
+    return { indent: i - start, text: this.src.slice(i, end) };
   }
   /** The line holding a character offset (offsets arrive in increasing order: a moving cursor). */
   private cursor = 0;
   lineOf(offset: number): number {
     if (offset < this.starts[this.cursor]!) this.cursor = 0;
-    while (this.cursor + 1 < this.starts.length && this.starts[this.cursor + 1]! <= offset) this.cursor++;
-    return this.cursor;
+    for (;;) {
+      this.extend(this.cursor + 1);
+      if (this.cursor + 1 < this.starts.length && this.starts[this.cursor + 1]! <= offset) this.cursor++;
+      else return this.cursor;
+    }
   }
 }
 
@@ -101,7 +108,7 @@ function readScalar(lines: Lines, li: number, v: string, col: number): { value: 
     // An explicit indentation indicator counts from the node's own indentation; otherwise the first line sets it.
     const digit = /\d/.exec(block[2] ?? '');
     let indent = digit ? col + Number(digit[0]) : -1;
-    for (let j = li + 1; j < lines.length; j++) {
+    for (let j = li + 1; lines.has(j); j++) {
       const l = lines.at(j);
       if (l.text === '' || l.text === '\r') {
         body.push('');
@@ -129,7 +136,7 @@ function readScalar(lines: Lines, li: number, v: string, col: number): { value: 
       }
       parts.push(cur);
       j++;
-      if (j >= lines.length) break;
+      if (!lines.has(j)) break;
       cur = lines.at(j).text;
     }
     const folded = foldLines(parts);
@@ -139,14 +146,14 @@ function readScalar(lines: Lines, li: number, v: string, col: number): { value: 
     // A flow sequence on this line (and the next ones until `]`).
     let s = v;
     let j = li;
-    while (!/\][ \t]*(?:#.*)?$/.test(s) && j + 1 < lines.length && lines.at(j + 1).indent > col) s += ' ' + lines.at(++j).text;
+    while (!/\][ \t]*(?:#.*)?$/.test(s) && lines.has(j + 1) && lines.at(j + 1).indent > col) s += ' ' + lines.at(++j).text;
     return { value: null, end: j, list: splitFlow(s.replace(/^\[/, '').replace(/\][ \t]*(?:#.*)?$/, '')) };
   }
   if (v.startsWith('{')) return { value: null, end: li };
   const parts = [stripComment(v)];
   let j = li;
   // A plain scalar continues on more-indented lines that hold no `: ` and start no comment.
-  while (j + 1 < lines.length) {
+  while (lines.has(j + 1)) {
     const l = lines.at(j + 1);
     if (l.text === '' || l.indent <= col || l.text.startsWith('#') || /:(?:[ \t]|$)/.test(l.text) || l.text.startsWith('- ')) break;
     parts.push(stripComment(l.text));
@@ -169,13 +176,15 @@ function splitFlow(s: string): string[] {
 }
 
 /** `key: value` pairs inside a one-line flow mapping (`- {run: "curl x", name: y}`). */
-function flowPairs(text: string): Array<[string, string]> {
+function flowPairs(text: string, keys: ReadonlySet<string>, max = Infinity): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const re = /[{,][ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s:,{}"']+))[ \t]*:[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^,{}]*))/g;
   for (const m of text.matchAll(re)) {
     const key = m[1] ?? m[2] ?? m[3] ?? '';
+    if (!keys.has(key)) continue;
     const value = m[4] !== undefined ? unescapeDouble(m[4]) : m[5] !== undefined ? m[5].replace(/''/g, "'") : (m[6] ?? '').trim();
     out.push([key, value]);
+    if (out.length >= max) break;
   }
   return out;
 }
@@ -203,18 +212,27 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>, limit = I
   const names = [...keys].map(escapeRe).join('|');
   const candidate = new RegExp(`(?:^[ \\t]*(?:-[ \\t]+)*|[{,][ \\t]*)["']?(?:${names})["']?[ \\t]*:`, 'gm');
   // Lines already read as part of a value (a block scalar's body is not keys).
-  const consumed = new Uint8Array(lines.length);
+  // Line ranges already read as part of a value (a block scalar's body is not keys). Candidates come in
+  // increasing line order, so ranges that end before the current line are dropped.
+  let consumedRanges: Array<[number, number]> = [];
+  const consume = (from: number, to: number): void => {
+    consumedRanges.push([from, to]);
+  };
+  const isConsumed = (i: number): boolean => {
+    if (consumedRanges.length > 0 && consumedRanges.some((r) => r[1] < i)) consumedRanges = consumedRanges.filter((r) => r[1] >= i);
+    return consumedRanges.some((r) => r[0] <= i && i <= r[1]);
+  };
   let last = -1;
   for (const c of text.matchAll(candidate)) {
     if (hits.length >= limit) break;
     const i = lines.lineOf(c.index);
-    if (consumed[i] || i === last) continue;
+    if (i === last || isConsumed(i)) continue;
     last = i;
     const l = lines.at(i);
     if (l.text === '' || l.text.startsWith('#')) continue;
     const { col, text: t } = afterDashes(l);
     if (t.startsWith('{')) {
-      for (const [k, v] of flowPairs(t)) if (keys.has(k) && v !== '') hits.push({ key: k, value: v, line: i + 1 });
+      for (const [k, v] of flowPairs(t, keys, limit - hits.length)) if (v !== '') hits.push({ key: k, value: v, line: i + 1 });
       continue;
     }
     const m = KEY_RE.exec(t);
@@ -223,18 +241,18 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>, limit = I
     const rest = (m[4] ?? '').trim();
     if (!keys.has(key)) {
       // `d: {run: "x"}`: the key is in a flow mapping that is this key's value.
-      if (rest.startsWith('{')) for (const [k, v] of flowPairs(rest)) if (keys.has(k) && v !== '') hits.push({ key: k, value: v, line: i + 1 });
+      if (rest.startsWith('{')) for (const [k, v] of flowPairs(rest, keys, limit - hits.length)) if (v !== '') hits.push({ key: k, value: v, line: i + 1 });
       continue;
     }
     if (rest.startsWith('{')) {
-      for (const [k, v] of flowPairs(rest)) if ((k === 'command' || keys.has(k)) && v !== '') hits.push({ key, value: v, line: i + 1 });
+      for (const [, v] of flowPairs(rest, new Set([...keys, 'command']), limit - hits.length)) if (v !== '') hits.push({ key, value: v, line: i + 1 });
       continue;
     }
     if (rest === '' || rest.startsWith('#')) {
       // A sequence (or a nested mapping, whose own keys are found on their lines) below the key.
       let index = 0;
       let seqIndent = -1;
-      for (let j = i + 1; j < lines.length; j++) {
+      for (let j = i + 1; lines.has(j); j++) {
         const n = lines.at(j);
         if (n.text === '' || n.text.startsWith('#')) continue;
         const dash = /^-(?:[ \t]|$)/.test(n.text);
@@ -249,7 +267,7 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>, limit = I
         if (r.value !== null && r.value !== '') hits.push({ key, value: r.value, line: j + 1, index });
         for (const v of r.list ?? []) hits.push({ key, value: v, line: j + 1, index });
         index++;
-        consumed.fill(1, j, r.end + 1);
+        consume(j, r.end);
         j = r.end;
       }
       continue;
@@ -257,7 +275,7 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>, limit = I
     const r = readScalar(lines, i, rest, col);
     if (r.value !== null && r.value !== '') hits.push({ key, value: r.value, line: i + 1 });
     r.list?.forEach((v, index) => hits.push({ key, value: v, line: i + 1, index }));
-    consumed.fill(1, i, r.end + 1);
+    consume(i, r.end);
   }
   return hits;
 }
