@@ -4,7 +4,7 @@
 
 import { ciDialectOf, hookManagerFlavorOf, type CiDialect } from './kind.ts';
 import { replaceExpressions } from './ci-expr.ts';
-import { extractDevcontainer, extractVscodeTasks } from './editor.ts';
+import { DEVCONTAINER_WHEN, extractDevcontainer, extractVscodeTasks } from './editor.ts';
 import { checkoutSignals, launderedSecrets, siteSignals } from './github-signals.ts';
 import { extractJenkins } from './jenkins.ts';
 import { extractMakefile } from './makefile.ts';
@@ -155,7 +155,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
     case 'devcontainer': {
       const keys = extractDevcontainer(text, out);
       if (keys.length === 1 && keys[0] === 'initializeCommand') return 'devcontainer initializeCommand (runs on the host before the container is created)';
-      if (keys.length === 1) return `devcontainer ${keys[0]} (runs when the container is created or started)`;
+      if (keys.length === 1) return `devcontainer ${keys[0]} (${DEVCONTAINER_WHEN[keys[0]!]})`;
       return 'devcontainer lifecycle commands (run when the container is created or started; initializeCommand on the host)';
     }
     case 'envrc':

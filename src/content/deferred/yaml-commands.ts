@@ -108,6 +108,8 @@ class Walker {
         const k = keyOf(p.key);
         if (k === null) continue;
         const where = path === '' ? k : `${path}.${k}`;
+        // Variables are values, not commands: a GitLab variable or a GitHub env entry named `script`/`run`.
+        if (k === 'variables' || k === 'env') continue;
         if (this.o.keys.has(k)) this.emit(p.value, where, k, c, node);
         this.walk(p.value, where, c, depth + 1);
       }

