@@ -195,7 +195,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
       return 'desktop autostart entry (runs at login)';
     case 'launchd':
       extractLaunchd(text, out);
-      return path.includes('/LaunchDaemons/') ? 'launchd daemon (runs at boot, as root)' : 'launchd agent (runs at login)';
+      return path.includes('/launchdaemons/') ? 'launchd daemon (runs at boot, as root)' : 'launchd agent (runs at login)';
     case 'path-program':
       extractScript(text, out);
       return `program on the PATH (${base(path)}: runs whenever that name is typed)`;
@@ -218,7 +218,8 @@ export function extractDeferred(kind: DeferredKind, content: string, absPath: st
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   let label: string;
   try {
-    label = run(kind, text, absPath, out);
+    // Decisions by path are made in lower case, as kind detection does (case-insensitive file systems).
+    label = run(kind, text, absPath.toLowerCase(), out);
   } catch {
     // A bug or an input no extractor foresaw: read the whole text as one script, partial (fail towards looking).
     out.partial = true;

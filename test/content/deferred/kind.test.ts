@@ -65,6 +65,11 @@ const TABLE: Array<[string, string | null]> = [
   [`${HOME}/.local/bin/sudo`, 'path-program'],
   [`${HOME}/bin/git`, 'path-program'],
   ['/usr/local/bin/ls', 'path-program'],
+  // case-insensitive file systems (macOS): the same files
+  [`${P}/.GIT/HOOKS/PRE-COMMIT`, 'git-hook'],
+  [`${P}/.GitHub/Workflows/ci.yml`, 'ci'],
+  [`${P}/MAKEFILE`, 'makefile'],
+  [`${HOME}/Library/LaunchAgents/x.plist`, 'launchd'],
   // near-misses
   [`${P}/.git/hooks/pre-commit.sample`, null],
   [`${P}/.husky/_/husky.sh`, null],

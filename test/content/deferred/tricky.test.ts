@@ -95,6 +95,7 @@ const ROWS: Row[] = [
   { name: 'pull_request_target + gh pr checkout in a run, then make', kind: 'ci', path: WF, text: `on: pull_request_target\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n      - run: gh pr checkout \${{ github.event.pull_request.number }}\n      - run: make\n`, signals: ['pr-head-checkout'] },
   { name: 'issue_comment + git fetch pull/N/head && build in one step', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - run: git fetch origin pull/\${{ github.event.issue.number }}/head:pr && git checkout pr && npm ci\n`, signals: ['pr-head-checkout'] },
   { name: 'issue_comment with a base checkout only: fine', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n      - run: ./scripts/triage.sh\n`, signals: [] },
+  { name: 'upper-case workflow path (macOS) read as GitHub', kind: 'ci', path: `${PROJECT}/.GitHub/Workflows/CI.YML`, text: `jobs:\n  b:\n    steps:\n      - run: echo "\${{ github.event.issue.title }}"\n`, signals: ['untrusted-input'] },
 ];
 
 for (const r of ROWS) {
