@@ -98,7 +98,7 @@ function hookManager(text: string, path: string, out: Collector): string {
   const flavor = hookManagerFlavorOf(path);
   switch (flavor) {
     case 'husky':
-      extractScript(text, out);
+      extractScript(text, out, false, true); // husky v9 runs hooks as `sh -e <hook>`
       return `husky ${base(path)} hook`;
     case 'lefthook-script':
       extractScript(text, out);
@@ -159,7 +159,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
       return 'devcontainer lifecycle commands (run when the container is created or started; initializeCommand on the host)';
     }
     case 'envrc':
-      extractScript(text, out);
+      extractScript(text, out, false, true); // direnv sources it with bash
       return 'direnv .envrc (runs on cd)';
     case 'package-scripts': {
       const names = extractPackageJson(text, out);
@@ -172,7 +172,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
       extractMakefile(text, out);
       return 'Makefile recipe';
     case 'shell-init':
-      extractScript(text, out, path.endsWith('.fish'));
+      extractScript(text, out, path.endsWith('.fish'), true); // sourced by the shell that starts
       return shellInitLabel(path);
     case 'crontab': {
       if (/^\/etc\/cron\.(?:hourly|daily|weekly|monthly)\//.test(path)) {

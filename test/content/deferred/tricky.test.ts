@@ -96,6 +96,9 @@ const ROWS: Row[] = [
   { name: 'issue_comment + git fetch pull/N/head && build in one step', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - run: git fetch origin pull/\${{ github.event.issue.number }}/head:pr && git checkout pr && npm ci\n`, signals: ['pr-head-checkout'] },
   { name: 'issue_comment with a base checkout only: fine', kind: 'ci', path: WF, text: `on: issue_comment\njobs:\n  b:\n    steps:\n      - uses: actions/checkout@v4\n      - run: ./scripts/triage.sh\n`, signals: [] },
   { name: 'upper-case workflow path (macOS) read as GitHub', kind: 'ci', path: `${PROJECT}/.GitHub/Workflows/CI.YML`, text: `jobs:\n  b:\n    steps:\n      - run: echo "\${{ github.event.issue.title }}"\n`, signals: ['untrusted-input'] },
+  { name: '.envrc with a python #! is still bash (direnv sources it)', kind: 'envrc', path: `${PROJECT}/.envrc`, text: `#!/usr/bin/env python3\n${EVIL}\n`, has: [EVIL], interpreter: undefined },
+  { name: 'husky hook with a node #! runs under sh -e (v9)', kind: 'hook-manager', path: `${PROJECT}/.husky/pre-push`, text: `#!/usr/bin/env node\n${EVIL}\n`, has: [EVIL] },
+  { name: '~/.bashrc with a perl #! is sourced by bash', kind: 'shell-init', path: '/home/dev/.bashrc', text: `#!/usr/bin/perl\n${EVIL}\n`, has: [EVIL] },
 ];
 
 for (const r of ROWS) {
