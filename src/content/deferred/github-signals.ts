@@ -59,7 +59,7 @@ function secretsOf(env: ReadonlyMap<string, string>): Array<[string, string[], b
     s = [];
     for (const [name, value] of env) {
       if (!value.includes('${{')) continue;
-      const inner = expressionsOf(value).filter((x) => readsSecret(x.body));
+      const inner = expressionsOf(value).filter((x) => readsSecret(x.body) || dumpsAllSecrets(x.body));
       if (inner.length > 0) s.push([name, inner.map((x) => x.text), inner.every((x) => onlyGithubToken(x.body))]);
     }
     secretEntries.set(env, s);
@@ -83,7 +83,8 @@ export function launderedSecrets(sites: readonly RunSite[]): Laundered {
     if (!site.text.includes('GITHUB_')) continue;
     for (const m of site.text.matchAll(/([A-Za-z_][\w-]*)=([^\n]*?)>>\s*["']?\$\{?(GITHUB_ENV|GITHUB_OUTPUT)\b/g)) {
       const value = m[2]!;
-      const viaEnv = [...site.env].some(([k, v]) => new RegExp(`\\$\\{?${k}\\b`).test(value) && expressionsOf(v).some((x) => readsSecret(x.body)));
+      const read = variablesRead(value);
+      const viaEnv = [...site.env].some(([k, v]) => read.has(k) && expressionsOf(v).some((x) => readsSecret(x.body)));
       if (!expressionsOf(value).some((x) => readsSecret(x.body)) && !viaEnv) continue;
       if (m[3] === 'GITHUB_ENV') env.set(m[1]!, '${{ secrets.(passed on through GITHUB_ENV) }}');
       else outputs.add(m[1]!);

