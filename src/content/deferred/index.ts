@@ -230,5 +230,3 @@ export function extractDeferred(kind: DeferredKind, content: string, absPath: st
   if (out.interpreter !== undefined) result.interpreter = out.interpreter;
   return result;
 }
-
-
