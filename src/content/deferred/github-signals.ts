@@ -93,6 +93,11 @@ export function launderedSecrets(sites: readonly RunSite[]): Laundered {
   return { env, outputs };
 }
 
+/** The line without the shell's no-op spellings of a word: `c''url`, `c""url`, `c\\url` are curl. */
+function unobfuscate(text: string): string {
+  return text.replace(/''|""/g, '').replace(/\\(?=[A-Za-z])/g, '');
+}
+
 /** Signals of one run site. */
 export function siteSignals(site: RunSite, out: Collector, laundered?: Laundered): void {
   if (laundered && laundered.env.size > 0) site = { ...site, env: new Map([...site.env, ...laundered.env]) };
@@ -151,7 +156,7 @@ export function siteSignals(site: RunSite, out: Collector, laundered?: Laundered
       if (secretRefs.length > 5) break;
     }
   }
-  if (dumped || secretRefs.length === 0 || !NETWORK_TOOL.test(site.text)) return;
+  if (dumped || secretRefs.length === 0 || !NETWORK_TOOL.test(site.text) && !NETWORK_TOOL.test(unobfuscate(site.text))) return;
   // Chosen exemption, deliberately narrow: only the runner's own GITHUB_TOKEN sent to GitHub's hosts (the API
   // calls every workflow makes). Any other secret to any host is a signal; the policy side weighs it.
   const hosts = urlHosts(site.text);

