@@ -16,8 +16,10 @@ import { rules as dev } from './dev.ts';
 import { rules as files } from './files.ts';
 import { rules as web } from './web.ts';
 import { rules as mcp } from './mcp.ts';
+import { rules as content } from './content.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
   ...exec, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
+  ...content,
 ];
