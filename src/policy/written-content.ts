@@ -199,15 +199,10 @@ export function writtenFiles(call: ToolCall, ctx: RuleContext): WrittenFile[] {
     return [];
   }
   if (call.tool !== 'write' && call.tool !== 'edit') return [];
-  // Patches name their own files.
-  for (const v of Object.values(input)) {
-    if (typeof v !== 'string' || !(v.includes('*** Begin Patch') || /^\*\*\* (?:Add|Update) File: /m.test(v) || /^\+\+\+ /m.test(v))) continue;
-    const writes = patchWrites(v);
-    if (writes.length > 0) {
-      return writes.map((w) => (w.content !== null
-        ? { path: ctx.path(w.path), content: w.content, fragments: [] }
-        : { path: ctx.path(w.path), content: null, fragments: w.added === '' ? [] : [w.added], unknownWhy: 'a patch changes part of the file' }));
-    }
+  // A patch (apply_patch, a unified diff) names its own files; only an edit tool carries one.
+  if (call.tool === 'edit' && editSteps(input) === null && str(input['new_source']) === null) {
+    const patched = patchFiles(input, ctx);
+    if (patched) return patched;
   }
   const paths = extractPaths(call.tool, input);
   const first = paths[0];
@@ -229,6 +224,19 @@ export function writtenFiles(call: ToolCall, ctx: RuleContext): WrittenFile[] {
   // An edit in a shape this does not know: whatever strings it carries are what it may add.
   const texts = Object.entries(input).filter(([k, v]) => typeof v === 'string' && !/path|file/i.test(k)).map(([, v]) => v as string);
   return [{ path, content: null, fragments: texts, unknownWhy: 'the edit is in a shape asimov does not apply' }];
+}
+
+/** The files a patch in one of the call's string arguments writes, or null when it carries no patch. */
+function patchFiles(input: Record<string, unknown>, ctx: RuleContext): WrittenFile[] | null {
+  for (const v of Object.values(input)) {
+    if (typeof v !== 'string' || !(v.includes('*** Add File: ') || v.includes('*** Update File: ') || v.startsWith('+++ ') || v.includes('\n+++ '))) continue;
+    const writes = patchWrites(v);
+    if (writes.length === 0) continue;
+    return writes.map((w) => (w.content !== null
+      ? { path: ctx.path(w.path), content: w.content, fragments: [] }
+      : { path: ctx.path(w.path), content: null, fragments: w.added === '' ? [] : [w.added], unknownWhy: 'a patch changes part of the file' }));
+  }
+  return null;
 }
 
 /** The path as written, made absolute without resolving links (a link named `.husky/pre-commit` is still the hook). */
