@@ -25,6 +25,11 @@ export interface DeferredCommand {
   line: string;
   /** Where it is in the file, for reasons: `jobs.build.steps[2].run`, `scripts.postinstall`, `line 3`. */
   where: string;
+  /**
+   * Set when the line is not a POSIX shell line (the shell engine should not read it as one): 'powershell',
+   * 'cmd' (Windows batch), 'python', 'fish', … The `where` then also names it, e.g. `(powershell)`.
+   */
+  lang?: string;
 }
 
 /** A danger seen in the file's structure rather than in one command line. */
@@ -48,4 +53,11 @@ export interface DeferredContent {
   signals: DeferredSignal[];
   /** True when part of the file could not be parsed and lines were read as commands instead (fail towards looking). */
   partial: boolean;
+  /**
+   * For script kinds (hooks, PATH programs, …) whose shebang names an interpreter that is not a POSIX shell
+   * ('python', 'node', 'perl', …): the language of the whole file. No shell commands are returned then (the
+   * code is not shell); the policy side decides what an unreadable script is worth. 'fish' files still
+   * return their lines, marked lang 'fish'.
+   */
+  interpreter?: string;
 }
