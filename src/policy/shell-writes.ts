@@ -278,6 +278,7 @@ function fileText(w: Word, cmd: SimpleCommand, flow: Flow): Text | null {
   const v = staticValue(w);
   if (v === null) return UNKNOWN;
   if (v === '/dev/null') return EMPTY_TEXT;
+  if (v === '/dev/stdin' || v === '/dev/fd/0' || v === '/proc/self/fd/0') return stdinOf(cmd, flow);
   const info = flow.ctx.path(v);
   if (info.abs === null) return UNKNOWN;
   const written = (filesOfLine(flow).get(info.abs) ?? []).filter((e) => e.cmd !== cmd.id && e.mode !== 'fragment');
@@ -296,7 +297,8 @@ function fileText(w: Word, cmd: SimpleCommand, flow: Flow): Text | null {
 function outputOf(cmd: SimpleCommand, flow: Flow): Text | null {
   if (flow.busy.has(cmd.id)) return UNKNOWN;
   // A command whose output is sent to a file prints nothing down the pipe.
-  if (cmd.redirects.some((r) => r.access === 'write' && (r.fd === undefined || r.fd === 1) && r.op !== '>&')) return EMPTY_TEXT;
+  // (A process substitution `> >(tee f)` is a pipe by another name: it still feeds the command inside.)
+  if (cmd.redirects.some((r) => r.access === 'write' && (r.fd === undefined || r.fd === 1) && r.op !== '>&' && !r.target.substitutionKinds.includes('process-out'))) return EMPTY_TEXT;
   const name = programName(cmd);
   if (name === null || !PRODUCERS.has(name)) {
     // A wrapper (sudo, env…) prints what the command it wraps prints.
@@ -417,12 +419,21 @@ export function sedInsertions(script: string): { texts: string[]; unknown: boole
     } else if (c === 's') {
       const d = script[i++];
       if (d === undefined || d === '\n' || d === '\\') break;
-      const part = (): string => {
+      // The replacement's `&` is the matched text (the pattern, read literally), `\&` a plain `&`, `\1` a group.
+      let pattern = '';
+      const part = (replacement: boolean): string => {
         let out = '';
         while (i < n && script[i] !== d) {
+          if (replacement && script[i] === '&') {
+            out += pattern.replace(/\\(.)/g, '$1').replace(/^\^|\$$/g, '');
+            i++;
+            continue;
+          }
           if (script[i] === '\\' && i + 1 < n) {
             const e = script[i + 1]!;
             if (e === d) out += d;
+            else if (replacement && (e === '&' || e === '\\')) out += e;
+            else if (replacement && /[0-9]/.test(e)) out += '';
             else if (e === 'n') out += '\n';
             else if (e === 't') out += '\t';
             else if (e === '\n') out += '\n';
@@ -438,12 +449,12 @@ export function sedInsertions(script: string): { texts: string[]; unknown: boole
         i++;
         return out;
       };
-      part();
-      const repl = part();
+      pattern = part(false);
+      const repl = part(true);
       // Flags, and a `w file` / `e` flag (another rule's business) up to the end of the command.
       while (i < n && /[gpiImMe0-9]/.test(script[i]!)) i++;
       if (script[i] === 'w') while (i < n && script[i] !== '\n') i++;
-      if (repl.replace(/&|\\[0-9]/g, '').trim() !== '') texts.push(repl);
+      if (repl.trim() !== '' && repl !== pattern) texts.push(repl);
     } else if (c === 'y' || c === 'r' || c === 'R') {
       unknown = true;
       if (c === 'y') {

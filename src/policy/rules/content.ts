@@ -30,6 +30,11 @@ interface Written {
   before: string | null;
   /** Part of what is written is only known at run time (a download, `$(…)`, an unreadable file). */
   unknown: boolean;
+  /**
+   * The fragments are pieces of a line rather than of the file's structure (sed's replacement text inside a
+   * CI `run:` value or a JSON string): each is also classified as a shell line of its own.
+   */
+  rawLines?: boolean;
   unknownWhy?: string;
 }
 
@@ -162,6 +167,7 @@ function judge(w: Written, ctx: RuleContext): Verdict | null {
   let count = 0;
   for (const text of texts) {
     const ex = extractDeferred(w.kind, text, w.abs);
+    if (w.rawLines && w.content === null) ex.commands.push({ line: text, where: 'the text it inserts' });
     label = ex.label;
     if (ex.partial) partial = true;
     const beforeSignals = w.before !== null && ex.signals.length > 0 ? new Set(extractDeferred(w.kind, w.before, w.abs).signals.map((s) => `${s.kind}\u0000${s.detail}`)) : null;
@@ -258,6 +264,7 @@ function shellWritten(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis):
       content: null,
       fragments: [],
       before: sw.mode === 'fragment' ? null : cur,
+      rawLines: sw.how === 'sed -i',
       unknown: text === null || text.unknown,
       unknownWhy: text === null ? `\`${sw.how}\` writes text that is not in the command (a download, a copy of a file asimov cannot read, a program's output)` : 'part of the text comes from a command substitution, known only when it runs',
     };
