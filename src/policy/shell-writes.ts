@@ -542,9 +542,10 @@ function writesOf(cmd: SimpleCommand, flow: Flow): ShellWrite[] {
       const r = cmd.redirects.find((x) => x.target === t.word);
       if (!r) continue;
       out.push({ ...base, mode: r.op === '>>' || r.op === '&>>' ? 'append' : 'replace', text: redirectText(cmd, r, flow), how: r.op });
-    } else if (t.how === 'tee') {
+    } else if (t.how === 'tee' || t.how === 'sponge') {
+      // Both write what they read; sponge only after reading all of it.
       const append = parseArgs(cmd, { aliases: { append: 'a' } }).flags.has('a');
-      out.push({ ...base, mode: append ? 'append' : 'replace', text: stdinOf(cmd, flow), how: append ? 'tee -a' : 'tee' });
+      out.push({ ...base, mode: append ? 'append' : 'replace', text: stdinOf(cmd, flow), how: append ? `${t.how} -a` : t.how });
     } else if (t.how === 'dd') {
       const fromFile = cmd.argv.some((w) => w.value.startsWith('if='));
       const append = cmd.argv.some((w) => /^conv=.*notrunc/.test(w.value) || /^oflag=.*append/.test(w.value));
