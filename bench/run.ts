@@ -12,13 +12,14 @@ import { summaryTable, type SummaryRow } from './report.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
-const SECTIONS = ['corpora', 'speed', 'fuzz', 'judge', 'claude', 'mcp'] as const;
+const SECTIONS = ['corpora', 'adversarial', 'traffic', 'speed', 'fuzz', 'judge', 'claude', 'mcp'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx bench/run.ts [options])
 
   --corpus DIR      corpus directory (default: $ASIMOV_CORPUS_DIR, else ../shared/corpus next to the repository)
-  --only LIST       run only these sections, comma-separated: corpora, speed, fuzz, judge, claude, mcp
+  --only LIST       run only these sections, comma-separated: corpora, adversarial, traffic, speed, fuzz,
+                    judge, claude, mcp
   --fuzz N          number of fuzz inputs (default 100000)
   --seed N          fuzz seed (default: random, printed)
   --rounds N        rounds of the alternating process-start measurement (default 25)
@@ -27,7 +28,8 @@ const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx benc
   --replay I        rebuild fuzz input number I of --seed, decide it, print it, and stop
   -h, --help        this text
 
-Writes bench/out/<corpus>-disagreements.jsonl, bench/out/summary.json and bench/out/summary.md.
+Writes bench/out/<corpus>-disagreements.jsonl, bench/out/traffic-not-allowed.jsonl,
+bench/out/adversarial-mismatches.jsonl, bench/out/summary.json and bench/out/summary.md.
 `;
 
 interface Options {
@@ -166,6 +168,24 @@ async function main(argv: string[]): Promise<number> {
         duplicates: r.duplicates, malformed: r.malformed, analysisFailures: r.analysisFailures, tiers: r.all.tiers, buckets: r.buckets,
         headlineGroups: Object.fromEntries(r.headlineGroups), topFalseAllows: corpora.topRules(r, 'false_allow'), topFalseDenies: corpora.topRules(r, 'false_deny'),
       }));
+    }
+
+    if (opts.only.has('adversarial')) {
+      heading('1b. Adversarial corpus (test/adversarial/cases)');
+      const { runAdversarial, formatAdversarial, adversarialSummaryRows } = await import('./adversarial.ts');
+      const a = runAdversarial(env);
+      console.log(formatAdversarial(a, OUT_DIR));
+      summary.push(...adversarialSummaryRows(a));
+      json.adversarial = a.map((t) => ({ theme: t.theme, cases: t.cases, got: t.got, expected: t.expected, mismatches: t.mismatches.length }));
+    }
+
+    if (opts.only.has('traffic')) {
+      heading('1c. Real agent traffic (agent-traffic.jsonl)');
+      const { runTraffic, formatTraffic, trafficSummaryRows } = await import('./traffic.ts');
+      const t = runTraffic(env, dir, OUT_DIR);
+      console.log(formatTraffic(t));
+      summary.push(...trafficSummaryRows(t));
+      json.traffic = trafficSummaryRows(t);
     }
 
     if (opts.only.has('speed')) {

@@ -4,7 +4,8 @@
 // kept for a TTL; unsure and failures never (they are worth asking again). A file that is not a valid
 // entry for its own key is ignored, as if absent.
 
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readRegularFile } from '../core/read-regular.ts';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
@@ -68,7 +69,9 @@ export function createJudgeCache(o: { dir: string; ttlMs?: number; now?: () => n
       if (!KEY_RE.test(key)) return undefined;
       let data: unknown;
       try {
-        data = JSON.parse(readFileSync(fileOf(key), 'utf8'));
+        const bytes = readRegularFile(fileOf(key), 1024 * 1024); // never waits on a FIFO planted in the cache
+        if (bytes === undefined) return undefined;
+        data = JSON.parse(bytes.toString('utf8'));
       } catch {
         return undefined; // absent, unreadable or corrupted: a miss
       }

@@ -7,10 +7,10 @@
 // their exact content is trusted (`asimov trust .asimov/ground-rules.md`): a cloned repository must not be
 // able to ship "everything is allowed". Untrusted project rules are skipped and the skip is reported.
 
-import { readFileSync } from 'node:fs';
+import { readRegularFile } from '../core/read-regular.ts';
 import { join } from 'node:path';
 import { STARTER_GROUND_RULES } from '../policy/starter.ts';
-import { asimovConfigDir, isTrusted } from '../policy/trust.ts';
+import { asimovConfigDir, isTrusted, linkedOutsideProject } from '../policy/trust.ts';
 
 /** Largest ground-rules file sent to the judge. Rules are meant to be a page, not a manual. */
 export const MAX_GROUND_RULES_BYTES = 32 * 1024;
@@ -50,6 +50,11 @@ export function loadGroundRules(projectRoot: string, o: GroundRulesOptions = {})
     const file = join(projectRoot, rel);
     const text = readRules(file);
     if (text === null) continue;
+    const target = linkedOutsideProject(file, projectRoot);
+    if (target !== null) {
+      ignored ??= `${file} is a link to ${target}, outside this project, so the judge does not use it (copy it into the project and trust the copy)`;
+      continue;
+    }
     if (!isTrusted(file, text, trustOpts)) {
       ignored ??= `${file} is not trusted, so the judge does not use it (read it, then \`asimov trust ${file}\`)`;
       continue;
@@ -66,10 +71,11 @@ export function loadGroundRules(projectRoot: string, o: GroundRulesOptions = {})
 function readRules(file: string): string | null {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    // Never blocks on a FIFO or device; one byte over the limit is enough to refuse the file below.
+    const b = readRegularFile(file, MAX_GROUND_RULES_BYTES + 1);
+    if (b === undefined) return null;
+    bytes = b;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw new GroundRulesError(`the ground rules at ${file} cannot be read: ${(e as Error).message}`, file);
   }
   if (bytes.length > MAX_GROUND_RULES_BYTES) {

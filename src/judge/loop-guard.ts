@@ -7,7 +7,8 @@
 // a few bytes with O_APPEND are atomic between processes, so parallel hooks need no lock. Calls without a
 // session id share nothing: there is nothing to count them under.
 
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readRegularFile } from '../core/read-regular.ts';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
@@ -58,7 +59,7 @@ export function createLoopGuard(o: { stateDir: string; now?: () => number }): Lo
       if (!sessionId) return none;
       let log: string;
       try {
-        log = readFileSync(fileOf(sessionId), 'latin1');
+        log = readRegularFile(fileOf(sessionId), 4 * 1024 * 1024)?.toString('latin1') ?? '';
       } catch {
         return none; // no denials yet (or unreadable: the judge is still asked, which is not failing open)
       }

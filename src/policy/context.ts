@@ -1,6 +1,7 @@
 // Builds the RuleContext a rule consults: path and URL classifiers, policy lists, the project's declared packages.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readRegularFile } from '../core/read-regular.ts';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import type { Classification } from '../core/types.ts';
@@ -152,7 +153,9 @@ function readManifest(file: string, parse: Parser): string[] | null {
   if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.names;
   let names: string[] | null;
   try {
-    names = parse(readFileSync(file, 'utf8'));
+    // Non-blocking and checked on the descriptor: the file may have been swapped for a FIFO since the stat.
+    const bytes = readRegularFile(file, 4 * 1024 * 1024);
+    names = bytes === undefined ? null : parse(bytes.toString('utf8'));
   } catch {
     names = null;
   }

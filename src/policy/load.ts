@@ -1,7 +1,8 @@
 // Finding, reading and parsing the policy files (YAML with positions), then layering them into the
 // EffectivePolicy. Synchronous, because hooks load the policy once per process before answering.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { NotRegularFileError, readRegularFile } from '../core/read-regular.ts';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit } from 'yaml';
@@ -15,7 +16,7 @@ import { formatKeyPath, validatePolicyData } from './schema.ts';
 import type { ExampleRunner } from './custom.ts';
 import type { EffectivePolicy, FileLayerName, LayerInput } from './layers.ts';
 import { buildEffectivePolicy } from './layers.ts';
-import { asimovConfigDir, isTrustedHash, sha256 } from './trust.ts';
+import { asimovConfigDir, isTrustedHash, linkedOutsideProject, sha256 } from './trust.ts';
 
 export const PROJECT_POLICY = join('.asimov', 'policy.yaml');
 export const MANAGED_POLICY = '/etc/asimov/policy.yaml';
@@ -92,6 +93,13 @@ export function loadPolicy(opts: LoadOptions): EffectivePolicy {
     projectRoot,
     home,
     isTrusted: (parsed) => {
+      if (parsed.file === paths.project) {
+        const target = linkedOutsideProject(parsed.file, projectRoot);
+        if (target !== null) {
+          warnings.push(`${parsed.file} is a link to ${target}, outside this project: trust belongs to a project's own file, so its loosening is ignored here (copy the file into the project and trust the copy)`);
+          return false;
+        }
+      }
       try {
         return isTrustedHash(parsed.file, parsed.sha256, { storePath: opts.trustStorePath, home, env });
       } catch (e) {
@@ -115,13 +123,18 @@ function pick<T extends object, K extends keyof T>(o: T, ...keys: K[]): Partial<
 /** The file's bytes, or undefined when it does not exist. Any other failure is an error. */
 export function readPolicyBytes(file: string): Buffer | undefined {
   try {
-    return readFileSync(file);
+    // Never blocks: a FIFO or device where a policy file belongs is an error, not a hang (for every project
+    // the daemon serves).
+    return readRegularFile(file, MAX_POLICY_BYTES);
   } catch (e) {
+    if (e instanceof NotRegularFileError) throw new AsimovError('policy_io_error', `cannot read the policy file: ${e.message}`, { file }, { cause: e });
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new AsimovError('policy_io_error', `cannot read the policy file (${code ?? 'error'}): ${(e as Error).message}`, { file }, { cause: e });
   }
 }
+
+/** A policy file is a page of YAML; anything over a megabyte is not one. */
+export const MAX_POLICY_BYTES = 1024 * 1024;
 
 interface Problem {
   message: string;

@@ -3,7 +3,8 @@
 // a cloned repository or the agent itself could have written it.
 
 import { sha256Hex } from '../core/lazy.ts';
-import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { readRegularFile } from '../core/read-regular.ts';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { AsimovError } from '../core/errors.ts';
@@ -23,6 +24,14 @@ export interface TrustEntry {
 }
 
 const SHA_RE = /^[0-9a-f]{64}$/;
+
+/** The store and the files it trusts are small; a larger file (or a FIFO, a device) is refused, never waited on. */
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** A file's bytes for hashing; undefined when it does not exist. Throws for a non-regular or huge file. */
+function readForHash(path: string): Buffer | undefined {
+  return readRegularFile(path, MAX_FILE_BYTES);
+}
 
 /** `$XDG_CONFIG_HOME/asimov` when that is an absolute path (as the XDG spec requires), else `~/.config/asimov`. */
 export function asimovConfigDir(home?: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -52,6 +61,24 @@ export function trustKey(path: string): string {
   }
 }
 
+/**
+ * For a project's own file (policy, ground rules): the real path it leads to when that lies outside the
+ * project's real root, else null. Trust is keyed on real paths, so a project whose `.asimov/policy.yaml` is
+ * a link to another project's trusted file would otherwise borrow that file's trust (and its loosening,
+ * and chains resolved against the wrong project).
+ */
+export function linkedOutsideProject(file: string, projectRoot: string): string | null {
+  let real: string;
+  let root: string;
+  try {
+    real = realpathSync(file);
+    root = realpathSync(projectRoot);
+  } catch {
+    return null;
+  }
+  return real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`) ? null : real;
+}
+
 function storePathOf(opts: TrustOptions): string {
   return opts.storePath ?? defaultTrustStorePath(opts.home, opts.env ?? process.env);
 }
@@ -60,10 +87,10 @@ function storePathOf(opts: TrustOptions): string {
 export function readTrustStore(storePath: string): Record<string, string> {
   let text: string;
   try {
-    text = readFileSync(storePath, 'utf8');
+    const bytes = readRegularFile(storePath, MAX_FILE_BYTES);
+    if (bytes === undefined) return {};
+    text = bytes.toString('utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return {};
     throw new AsimovError('policy_io_error', `cannot read the trust store: ${(e as Error).message}`, { file: storePath }, { cause: e });
   }
   let data: unknown;
@@ -112,9 +139,10 @@ export function isTrusted(path: string, content: string | Uint8Array, opts: Trus
 /** Trusts the file's current content. Any later edit changes the hash and so untrusts it. */
 export function trustFile(path: string, opts: TrustOptions = {}): { path: string; sha256: string } {
   const key = trustKey(path);
-  let content: Buffer;
+  let content: Buffer | undefined;
   try {
-    content = readFileSync(key);
+    content = readForHash(key);
+    if (content === undefined) throw Object.assign(new Error(`no such file: ${key}`), { code: 'ENOENT' });
   } catch (e) {
     throw new AsimovError('policy_io_error', `cannot read the policy file to trust: ${(e as Error).message}`, { file: key }, { cause: e });
   }
@@ -147,7 +175,8 @@ export function listTrusted(opts: TrustOptions = {}): TrustEntry[] {
   return Object.entries(store).map(([path, hash]) => {
     let status: TrustEntry['status'];
     try {
-      status = sha256(readFileSync(path)) === hash ? 'trusted' : 'changed';
+      const bytes = readForHash(path);
+      status = bytes === undefined ? 'missing' : sha256(bytes) === hash ? 'trusted' : 'changed';
     } catch {
       status = 'missing';
     }

@@ -3,6 +3,7 @@
 // runs an arbitrary command on every matching call, and shell tools, extra roots and forwarded variables
 // loosen. An untrusted project's copy is reported, through `ignore`, and otherwise dropped.
 
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellQuote } from '../core/tools.ts';
@@ -86,7 +87,16 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
  * user policy can name each project's own check script.
  */
 function declaringRoot(l: LayerInput, projectRoot: string): string {
-  return l.layer === 'project' ? dirname(dirname(l.parsed.file)) : projectRoot;
+  if (l.layer !== 'project') return projectRoot;
+  // The trusted file's real directory: trust is keyed on the real path, so relative commands and roots
+  // mean what they meant where the file was reviewed, never another project's scripts reached by a link.
+  let file = l.parsed.file;
+  try {
+    file = realpathSync(file);
+  } catch {
+    // gone since it was read: its lexical place is all there is
+  }
+  return dirname(dirname(file));
 }
 
 /** A first word of only these characters is a plain path the shell would run as written. */

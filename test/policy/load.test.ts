@@ -173,7 +173,7 @@ describe('finding the policy files', () => {
   test('a policy path that cannot be read is an error naming the file', () => {
     const { files, load } = fixture();
     mkdirSync(files.project); // a directory where the file should be
-    assertLoadError(load, 'policy_io_error', files.project, /cannot read the policy file \(EISDIR\)/);
+    assertLoadError(load, 'policy_io_error', files.project, /cannot read the policy file: .* is a directory, not a regular file/);
   });
 });
 
