@@ -1,8 +1,9 @@
 // What a file tool call puts in a file: the file as it will be after the call (Write's content; Edit and
 // MultiEdit applied to the current file read from disk), or the pieces it adds when the whole cannot be known.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
+import { NotRegularFileError, readRegularFile as readRegular } from '../core/read-regular.ts';
 import type { ToolCall } from '../core/types.ts';
 import { extractPaths, parseMcpName } from '../core/tools.ts';
 import type { PathInfo } from './paths.ts';
@@ -31,9 +32,8 @@ export type ReadResult = { status: 'ok'; text: string } | { status: 'absent' } |
 const PSEUDO_FS = /^\/(?:proc|sys|dev)(?:\/|$)/;
 
 /**
- * The text of a regular file, at most `max` bytes, without ever blocking: lstat first (a FIFO, socket or
- * device is never opened), then open without following a link and without blocking, and check again on the
- * open descriptor (the path may have been swapped in between).
+ * The text of a regular file, at most `max` bytes, without ever blocking: lstat first (a FIFO, socket,
+ * device or link is never opened), then core's non-blocking read, which checks again on the open descriptor.
  */
 export function readRegularFile(abs: string, max: number = MAX_CURRENT_BYTES): ReadResult {
   if (PSEUDO_FS.test(abs)) return { status: 'unreadable', why: 'it is in a kernel pseudo-file system' };
@@ -46,28 +46,12 @@ export function readRegularFile(abs: string, max: number = MAX_CURRENT_BYTES): R
   }
   if (!st.isFile()) return { status: 'unreadable', why: 'it is not a regular file' };
   if (st.size > max) return { status: 'unreadable', why: `it is larger than ${max} bytes` };
-  let fd: number;
   try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const buf = readRegular(abs, max);
+    return buf === undefined ? { status: 'absent' } : { status: 'ok', text: buf.toString('utf8') };
   } catch (e) {
-    return { status: 'unreadable', why: `it could not be opened (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.size > max) return { status: 'unreadable', why: 'it changed while being read' };
-    const buf = Buffer.alloc(Math.min(fst.size, max) + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const r = readSync(fd, buf, n, buf.length - n, n);
-      if (r === 0) break;
-      n += r;
-    }
-    if (n > max) return { status: 'unreadable', why: `it is larger than ${max} bytes` };
-    return { status: 'ok', text: buf.subarray(0, n).toString('utf8') };
-  } catch (e) {
+    if (e instanceof NotRegularFileError) return { status: 'unreadable', why: e.code === 'too_large' ? `it is larger than ${max} bytes` : 'it is not a regular file' };
     return { status: 'unreadable', why: `it could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  } finally {
-    closeSync(fd);
   }
 }
 
