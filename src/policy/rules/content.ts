@@ -159,7 +159,7 @@ function judge(w: Written, ctx: RuleContext): Verdict | null {
   if (w.before !== null) {
     for (const c of extractDeferred(w.kind, w.before, w.abs).commands) known.set(c.line, (known.get(c.line) ?? 0) + 1);
   }
-  let label: string = w.kind;
+  let label = extractDeferred(w.kind, '', w.abs).label;
   let worst: { tier: Tier; cmd: DeferredCommand; cls: Classification } | null = null;
   let signal: { where: string; detail: string } | null = null;
   let partial = false;
@@ -198,10 +198,10 @@ function judge(w: Written, ctx: RuleContext): Verdict | null {
     return { tier: 'hard_deny', subject: w.shown, reason: `This writes ${w.shown} (${label}): ${signal.detail} (${signal.where}); ${when}. Do not put that in the file; tell the user what you need instead.` };
   }
   if (worst && worst.tier === 'hard_deny') {
-    return { tier: 'hard_deny', subject: w.shown, reason: `This writes ${w.shown} (${label}) that runs \`${cut(worst.cmd.line)}\` at ${worst.cmd.where} (${worst.cls.rule ?? 'policy'}: ${worst.cls.reason}); ${when}.` };
+    return { tier: 'hard_deny', subject: w.shown, reason: `This writes ${w.shown} (${label}) that runs \`${cut(worst.cmd.line)}\` (${worst.cmd.where}; ${worst.cls.rule ?? 'policy'}: ${worst.cls.reason}); ${when}.` };
   }
   if (worst && worst.tier === 'soft_deny' && !ASKED_KINDS.has(w.kind)) {
-    return { tier: 'soft_deny', subject: w.shown, reason: `This writes ${w.shown} (${label}) that runs \`${cut(worst.cmd.line)}\` at ${worst.cmd.where} (${worst.cls.rule ?? 'policy'}: ${worst.cls.reason}); ${when}, so a person has to confirm it.` };
+    return { tier: 'soft_deny', subject: w.shown, reason: `This writes ${w.shown} (${label}) that runs \`${cut(worst.cmd.line)}\` (${worst.cmd.where}; ${worst.cls.rule ?? 'policy'}: ${worst.cls.reason}); ${when}, so a person has to confirm it.` };
   }
   if (w.unknown || (texts.length === 0)) {
     return { tier: 'soft_deny', subject: w.shown, reason: `asimov cannot see what ${w.shown} (${label}) will run: ${w.unknownWhy ?? 'its content is only known at run time'}; ${when}. Write the content directly so it can be checked, or ask the user.` };
@@ -218,7 +218,12 @@ function worse(a: Verdict | null, b: Verdict | null): Verdict | null {
   return tierRank(b.tier) > tierRank(a.tier) ? b : a;
 }
 
-const shown = (info: PathInfo | null, path: string): string => (info?.abs && info.abs !== info.input && !path.startsWith('<') ? `${path} (${info.abs})` : path);
+/** The path as the call names it, with where it really lands when a link or `..` makes that differ. */
+function shownPath(info: PathInfo | null, path: string, ctx: RuleContext): string {
+  if (path === '<crontab>') return "the user's crontab";
+  const abs = info?.abs ?? null;
+  return abs !== null && lexicalAbs(path, ctx.cwd, ctx.home) !== abs ? `${path} (${abs})` : path;
+}
 
 /** The verdict over every file a file tool call writes. */
 function toolVerdict(call: ToolCall, ctx: RuleContext): Verdict | null {
@@ -229,7 +234,7 @@ function toolVerdict(call: ToolCall, ctx: RuleContext): Verdict | null {
     const before = f.path.abs !== null ? current(f.path.abs) : null;
     const w: Written = {
       kind: k.kind,
-      shown: shown(f.path, f.path.input),
+      shown: shownPath(f.path, f.path.input, ctx),
       abs: k.abs,
       content: f.content,
       fragments: f.fragments,
@@ -259,7 +264,7 @@ function shellWritten(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis):
     const text = sw.text;
     const w: Written = {
       kind: k.kind,
-      shown: shown(sw.info, sw.path),
+      shown: shownPath(sw.info, sw.path, ctx),
       abs: k.abs,
       content: null,
       fragments: [],
