@@ -227,6 +227,9 @@ function shownPath(info: PathInfo | null, path: string, ctx: RuleContext): strin
 
 /** The verdict over every file a file tool call writes. */
 function toolVerdict(call: ToolCall, ctx: RuleContext): Verdict | null {
+  // The kind comes from the path alone: no file is read and no edit applied for a path that runs nothing.
+  const paths = extractPaths(call.tool === 'mcp' ? 'write' : call.tool, call.input);
+  if (!paths.some((p) => kindOf(ctx.path(p), p, ctx) !== null)) return null;
   let v: Verdict | null = null;
   for (const f of writtenFiles(call, ctx)) {
     const k = kindOf(f.path, f.path.input, ctx);
