@@ -10,7 +10,7 @@ import { argvLine, shQuote, type Collector } from './util.ts';
 
 export const DEVCONTAINER_KEYS = ['initializeCommand', 'onCreateCommand', 'updateContentCommand', 'postCreateCommand', 'postStartCommand', 'postAttachCommand'];
 
-const WHEN: Record<string, string> = {
+export const DEVCONTAINER_WHEN: Record<string, string> = {
   initializeCommand: 'runs on the HOST, before the container is created',
   onCreateCommand: 'runs when the container is created',
   updateContentCommand: 'runs when the container is created or its content updated',
@@ -40,10 +40,10 @@ export function extractDevcontainer(text: string, out: Collector): string[] {
       if (v === undefined) continue;
       seen.push(key);
       const direct = commandOf(v);
-      if (direct !== null) out.command(direct, `${key} (${WHEN[key]})`);
+      if (direct !== null) out.command(direct, `${key} (${DEVCONTAINER_WHEN[key]})`);
       else for (const [name, sub] of Object.entries(obj(v) ?? {})) {
         const c = commandOf(sub);
-        if (c !== null) out.command(c, `${key}.${name} (${WHEN[key]})`);
+        if (c !== null) out.command(c, `${key}.${name} (${DEVCONTAINER_WHEN[key]})`);
       }
     }
   }
@@ -51,7 +51,7 @@ export function extractDevcontainer(text: string, out: Collector): string[] {
     out.partial = true;
     const have = new Set(out.commands.map((c) => c.line));
     for (const [key, cmd] of scanJsonStrings(text, new Set(DEVCONTAINER_KEYS))) {
-      if (!have.has(cmd)) out.command(cmd, `${key} (${WHEN[key]}; read from text that is not valid JSON)`);
+      if (!have.has(cmd)) out.command(cmd, `${key} (${DEVCONTAINER_WHEN[key]}; read from text that is not valid JSON)`);
       if (!seen.includes(key)) seen.push(key);
     }
   }
@@ -78,6 +78,10 @@ function taskArg(a: unknown, shell: boolean): string | null {
 }
 
 function taskLine(t: Record<string, unknown>, inherit: Record<string, unknown>): string | null {
+  // An npm task names a package.json script: it runs `npm run <script>` (the script itself is in package.json).
+  if ((t['type'] ?? inherit['type']) === 'npm' && typeof (t['script'] ?? inherit['script']) === 'string') {
+    return `npm run ${shQuote((t['script'] ?? inherit['script']) as string)}`;
+  }
   const command = t['command'] ?? inherit['command'];
   const cmd = typeof command === 'string' ? command : obj(command) && typeof obj(command)!['value'] === 'string' ? (obj(command)!['value'] as string) : null;
   if (cmd === null) return null;

@@ -42,12 +42,65 @@ function urlHosts(text: string): string[] {
   return [...text.matchAll(/\b[a-z][a-z0-9+.-]*:\/\/(?:[^\s/@'"]*@)?([^\s/:'"?#]+)/gi)].map((m) => m[1]!);
 }
 
-function mentionsVar(text: string, name: string): boolean {
-  return new RegExp(`\\$(?:${name}\\b|\\{${name}\\b)|\\benv\\.${name}\\b|\\$env:${name}\\b|%${name}%|\\benv\\[['"]${name}['"]\\]|ENV\\[['"]${name}['"]\\]`).test(text);
+/** Names of the variables a line reads: `$X`, `${X}`, `env.X`, `$env:X`, `%X%`, `env['X']`. */
+function variablesRead(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/\$\{?([A-Za-z_]\w*)|\benv\.([A-Za-z_]\w*)|\$env:([A-Za-z_]\w*)|%([A-Za-z_]\w*)%|\b(?:env|ENV)\[['"]([A-Za-z_]\w*)['"]\]/g)) {
+    out.add(m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]!);
+  }
+  return out;
+}
+
+/** The env entries that hold a secret, computed once per scope (scopes are shared by the steps in them). */
+const secretEntries = new WeakMap<ReadonlyMap<string, string>, Array<[string, string[], boolean]>>();
+function secretsOf(env: ReadonlyMap<string, string>): Array<[string, string[], boolean]> {
+  let s = secretEntries.get(env);
+  if (!s) {
+    s = [];
+    for (const [name, value] of env) {
+      if (!value.includes('${{')) continue;
+      const inner = expressionsOf(value).filter((x) => readsSecret(x.body) || dumpsAllSecrets(x.body));
+      if (inner.length > 0) s.push([name, inner.map((x) => x.text), inner.every((x) => onlyGithubToken(x.body))]);
+    }
+    secretEntries.set(env, s);
+  }
+  return s;
+}
+
+/**
+ * Secrets a workflow passes on between steps: `echo "T=${{ secrets.K }}" >> $GITHUB_ENV` puts T in the env
+ * of every later step; `… >> $GITHUB_OUTPUT` makes `steps.<id>.outputs.<name>` carry it.
+ */
+export interface Laundered {
+  env: Map<string, string>;
+  outputs: Set<string>;
+}
+
+export function launderedSecrets(sites: readonly RunSite[]): Laundered {
+  const env = new Map<string, string>();
+  const outputs = new Set<string>();
+  for (const site of sites) {
+    if (!site.text.includes('GITHUB_')) continue;
+    for (const m of site.text.matchAll(/([A-Za-z_][\w-]*)=([^\n]*?)>>\s*["']?\$\{?(GITHUB_ENV|GITHUB_OUTPUT)\b/g)) {
+      const value = m[2]!;
+      const read = variablesRead(value);
+      const viaEnv = [...site.env].some(([k, v]) => read.has(k) && expressionsOf(v).some((x) => readsSecret(x.body)));
+      if (!expressionsOf(value).some((x) => readsSecret(x.body)) && !viaEnv) continue;
+      if (m[3] === 'GITHUB_ENV') env.set(m[1]!, '${{ secrets.(passed on through GITHUB_ENV) }}');
+      else outputs.add(m[1]!);
+    }
+  }
+  return { env, outputs };
+}
+
+/** The line without the shell's no-op spellings of a word: `c''url`, `c""url`, `c\\url` are curl. */
+function unobfuscate(text: string): string {
+  return text.replace(/''|""/g, '').replace(/\\(?=[A-Za-z])/g, '');
 }
 
 /** Signals of one run site. */
-export function siteSignals(site: RunSite, out: Collector): void {
+export function siteSignals(site: RunSite, out: Collector, laundered?: Laundered): void {
+  if (laundered && laundered.env.size > 0) site = { ...site, env: new Map([...site.env, ...laundered.env]) };
   const exprs = expressionsOf(site.text);
   // Outsider text pasted into the script: the expression's value becomes code (an issue title of `"; curl … | sh #`).
   for (const e of exprs) {
@@ -62,7 +115,6 @@ export function siteSignals(site: RunSite, out: Collector): void {
       }
     }
   }
-  if (site.js) return;
 
   // Every secret, or the whole environment, serialised: a signal wherever it goes.
   let dumped = false;
@@ -73,12 +125,12 @@ export function siteSignals(site: RunSite, out: Collector): void {
   }
 
   // env: entries that serialise every secret or the whole environment: a signal once, wherever they are used.
-  for (const [name, value] of site.env) {
-    for (const inner of expressionsOf(value)) {
-      const all = dumpsAllSecrets(inner.body);
-      if (all && !out.reported.has(`env:${name}=${value}`)) {
-        out.reported.add(`env:${name}=${value}`);
-        out.signal({ kind: 'secrets-to-network', where: site.where, detail: `env ${name}: ${inner.text} puts ${all === 'toJSON(env)' ? 'the whole environment' : 'every repository secret'} into a variable this step sees` });
+  for (const [name, texts] of secretsOf(site.env)) {
+    for (const t of texts) {
+      const all = dumpsAllSecrets(t);
+      if (all && !out.reported.has(`env:${name}=${t}`)) {
+        out.reported.add(`env:${name}=${t}`);
+        out.signal({ kind: 'secrets-to-network', where: site.where, detail: `env ${name}: ${t} puts ${all === 'toJSON(env)' ? 'the whole environment' : 'every repository secret'} into a variable this step sees` });
       }
     }
   }
@@ -87,21 +139,24 @@ export function siteSignals(site: RunSite, out: Collector): void {
   const secretRefs: string[] = [];
   let githubTokenOnly = true;
   for (const e of exprs) {
-    if (readsSecret(e.body)) {
+    const output = /\bsteps\.[\w-]+\.outputs\.([\w-]+)/.exec(e.body);
+    if (readsSecret(e.body) || (output && laundered?.outputs.has(output[1]!))) {
       secretRefs.push(e.text);
       if (!onlyGithubToken(e.body)) githubTokenOnly = false;
     }
   }
-  const dumpsEnv = ENV_DUMP.test(site.text);
-  for (const [name, value] of site.env) {
-    const inner = expressionsOf(value).filter((x) => readsSecret(x.body));
-    if (inner.length === 0) continue;
-    if (mentionsVar(site.text, name) || dumpsEnv) {
-      secretRefs.push(`$${name} (= ${inner.map((x) => x.text).join(' ')})`);
-      if (!inner.every((x) => onlyGithubToken(x.body))) githubTokenOnly = false;
+  const secrets = secretsOf(site.env);
+  if (secrets.length > 0) {
+    const dumpsEnv = ENV_DUMP.test(site.text);
+    const read = variablesRead(site.text);
+    for (const [name, texts, tokenOnly] of secrets) {
+      if (!dumpsEnv && !read.has(name)) continue;
+      secretRefs.push(`$${name} (= ${texts.join(' ')})`);
+      if (!tokenOnly) githubTokenOnly = false;
+      if (secretRefs.length > 5) break;
     }
   }
-  if (dumped || secretRefs.length === 0 || !NETWORK_TOOL.test(site.text)) return;
+  if (dumped || secretRefs.length === 0 || !NETWORK_TOOL.test(site.text) && !NETWORK_TOOL.test(unobfuscate(site.text))) return;
   // Chosen exemption, deliberately narrow: only the runner's own GITHUB_TOKEN sent to GitHub's hosts (the API
   // calls every workflow makes). Any other secret to any host is a signal; the policy side weighs it.
   const hosts = urlHosts(site.text);
@@ -111,6 +166,8 @@ export function siteSignals(site: RunSite, out: Collector): void {
 
 // The refs that are the pull request's own code (its head, its merge commit, the fork's repository).
 const PR_HEAD_REF = /github\.event\.pull_request\.(?:head\.(?:sha|ref)|merge_commit_sha|number)|github\.event\.number|github\.head_ref|refs\/pull\/|github\.event\.workflow_run\.(?:head_sha|head_branch|head_repository)|head\.repo\.full_name|github\.event\.pull_request\.head\.repo/;
+// Run lines that fetch or check out the pull request's code.
+const PR_CHECKOUT_CMD = /\bgh\s+pr\s+checkout\b[^\n;&|]*|\bgit\s+(?:fetch|pull|checkout|switch)\b[^\n;&|]*(?:pull\/|refs\/pull|head_ref|pull_request\.head|HEAD_REF|PULL_REQUEST_HEAD)[^\n;&|]*/;
 // Refs that exist only under workflow_run: dangerous even in a fragment whose trigger is not visible.
 const WORKFLOW_RUN_REF = /github\.event\.workflow_run\./;
 
@@ -118,6 +175,8 @@ export interface Step {
   where: string;
   uses?: string;
   run?: boolean;
+  /** A run step's text, when known (a run line can check out the PR too: gh pr checkout, git fetch pull/N/head). */
+  text?: string;
   /** checkout's with.ref / with.repository, as written. */
   ref?: string;
 }
@@ -128,18 +187,27 @@ export interface Step {
  * hands those secrets to the fork's author. `trigger` is the workflow's `on:` (null: not in the text).
  */
 export function checkoutSignals(steps: readonly Step[], trigger: string[] | null, out: Collector): void {
-  const privileged = trigger?.find((t) => t === 'pull_request_target' || t === 'workflow_run');
-  let checkout: Step | null = null;
+  // Triggers that run in the base repository with its secrets while a pull request (or a comment on one)
+  // comes from anyone: pull_request_target, workflow_run, issue_comment.
+  const privileged = trigger?.find((t) => t === 'pull_request_target' || t === 'workflow_run' || t === 'issue_comment');
+  let checkout: { where: string; what: string } | null = null;
   for (const s of steps) {
     if (s.uses && /(?:^|\/)checkout@|^actions\/checkout\b/.test(s.uses) && s.ref !== undefined && PR_HEAD_REF.test(s.ref)) {
-      if (privileged || WORKFLOW_RUN_REF.test(s.ref)) checkout = s;
+      if (privileged || WORKFLOW_RUN_REF.test(s.ref)) checkout = { where: s.where, what: s.ref.trim() };
       continue;
+    }
+    const byRun = s.run && s.text !== undefined ? PR_CHECKOUT_CMD.exec(s.text) : null;
+    if (byRun && privileged) {
+      const rest = s.text!.slice(byRun.index + byRun[0].length);
+      checkout = { where: s.where, what: byRun[0].trim() };
+      // The same step goes on after the checkout: it runs the PR's code itself.
+      if (!/[;&|\n]\s*\S/.test(rest)) continue;
     }
     if (checkout && (s.run || (s.uses && s.uses.startsWith('./')))) {
       out.signal({
         kind: 'pr-head-checkout',
         where: s.where,
-        detail: `${privileged ? `on: ${privileged}` : 'a workflow_run job'} checks out the pull request's code (${checkout.ref!.trim()}) at ${checkout.where} and then runs it here, with the repository's secrets`,
+        detail: `${privileged ? `on: ${privileged}` : 'a workflow_run job'} checks out the pull request's code (${checkout.what}) at ${checkout.where} and then runs it here, with the repository's secrets`,
       });
       return;
     }

@@ -4,8 +4,8 @@
 
 import { ciDialectOf, hookManagerFlavorOf, type CiDialect } from './kind.ts';
 import { replaceExpressions } from './ci-expr.ts';
-import { extractDevcontainer, extractVscodeTasks } from './editor.ts';
-import { checkoutSignals, siteSignals } from './github-signals.ts';
+import { DEVCONTAINER_WHEN, extractDevcontainer, extractVscodeTasks } from './editor.ts';
+import { checkoutSignals, launderedSecrets, siteSignals } from './github-signals.ts';
 import { extractJenkins } from './jenkins.ts';
 import { extractMakefile } from './makefile.ts';
 import { extractHookJson, extractPackageJson } from './package-json.ts';
@@ -61,8 +61,9 @@ function langOf(shell: string | undefined, key: string): string | undefined {
 function yamlInto(text: string, o: YamlOptions, out: Collector, withSignals: boolean): void {
   const r = yamlCommands(text, o);
   if (r.partial) out.partial = true;
+  const laundered = withSignals ? launderedSecrets(r.sites) : undefined;
   for (const s of r.sites) {
-    if (withSignals) siteSignals(s, out);
+    if (withSignals) siteSignals(s, out, laundered);
     if (s.js) continue;
     const key = s.where.replace(/\[\d+\]$/, '').replace(/^.*[.: ]/, '');
     const lang = langOf(s.shell, key);
@@ -97,7 +98,7 @@ function hookManager(text: string, path: string, out: Collector): string {
   const flavor = hookManagerFlavorOf(path);
   switch (flavor) {
     case 'husky':
-      extractScript(text, out);
+      extractScript(text, out, false, true); // husky v9 runs hooks as `sh -e <hook>`
       return `husky ${base(path)} hook`;
     case 'lefthook-script':
       extractScript(text, out);
@@ -154,11 +155,11 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
     case 'devcontainer': {
       const keys = extractDevcontainer(text, out);
       if (keys.length === 1 && keys[0] === 'initializeCommand') return 'devcontainer initializeCommand (runs on the host before the container is created)';
-      if (keys.length === 1) return `devcontainer ${keys[0]} (runs when the container is created or started)`;
+      if (keys.length === 1) return `devcontainer ${keys[0]} (${DEVCONTAINER_WHEN[keys[0]!]})`;
       return 'devcontainer lifecycle commands (run when the container is created or started; initializeCommand on the host)';
     }
     case 'envrc':
-      extractScript(text, out);
+      extractScript(text, out, false, true); // direnv sources it with bash
       return 'direnv .envrc (runs on cd)';
     case 'package-scripts': {
       const names = extractPackageJson(text, out);
@@ -171,7 +172,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
       extractMakefile(text, out);
       return 'Makefile recipe';
     case 'shell-init':
-      extractScript(text, out, path.endsWith('.fish'));
+      extractScript(text, out, path.endsWith('.fish'), true); // sourced by the shell that starts
       return shellInitLabel(path);
     case 'crontab': {
       if (/^\/etc\/cron\.(?:hourly|daily|weekly|monthly)\//.test(path)) {
@@ -194,7 +195,7 @@ function run(kind: DeferredKind, text: string, path: string, out: Collector): st
       return 'desktop autostart entry (runs at login)';
     case 'launchd':
       extractLaunchd(text, out);
-      return path.includes('/LaunchDaemons/') ? 'launchd daemon (runs at boot, as root)' : 'launchd agent (runs at login)';
+      return path.includes('/launchdaemons/') ? 'launchd daemon (runs at boot, as root)' : 'launchd agent (runs at login)';
     case 'path-program':
       extractScript(text, out);
       return `program on the PATH (${base(path)}: runs whenever that name is typed)`;
@@ -217,7 +218,8 @@ export function extractDeferred(kind: DeferredKind, content: string, absPath: st
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   let label: string;
   try {
-    label = run(kind, text, absPath, out);
+    // Decisions by path are made in lower case, as kind detection does (case-insensitive file systems).
+    label = run(kind, text, absPath.toLowerCase(), out);
   } catch {
     // A bug or an input no extractor foresaw: read the whole text as one script, partial (fail towards looking).
     out.partial = true;
@@ -228,5 +230,3 @@ export function extractDeferred(kind: DeferredKind, content: string, absPath: st
   if (out.interpreter !== undefined) result.interpreter = out.interpreter;
   return result;
 }
-
-

@@ -57,79 +57,101 @@ function interpolate(raw: string): string {
   return out;
 }
 
-function lex(src: string): Tok[] {
-  const toks: Tok[] = [];
-  let i = 0;
-  const n = src.length;
-  while (i < n) {
-    const c = src[i]!;
-    if (c === '/' && src[i + 1] === '/') {
-      const e = src.indexOf('\n', i);
-      i = e === -1 ? n : e;
-      continue;
-    }
-    if (c === '/' && src[i + 1] === '*') {
-      const e = src.indexOf('*/', i + 2);
-      i = e === -1 ? n : e + 2;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      const triple = src.startsWith(c.repeat(3), i);
-      const q = triple ? c.repeat(3) : c;
-      let j = i + q.length;
-      let body = '';
-      let closed = false;
-      while (j < n) {
-        if (src[j] === '\\' && j + 1 < n) {
-          body += src[j]! + src[j + 1]!;
-          j += 2;
-          continue;
-        }
-        if (src.startsWith(q, j)) {
-          closed = true;
-          break;
-        }
-        if (!triple && src[j] === '\n') break; // an unterminated one-line string ends at the line
-        body += src[j]!;
-        j++;
-      }
-      const v = c === '"' ? unescape(interpolate(body)) : unescape(body);
-      toks.push({ t: 'str', v, at: i });
-      i = closed ? j + q.length : j;
-      continue;
-    }
-    if (/[A-Za-z_$]/.test(c)) {
-      let j = i + 1;
-      while (j < n && /[\w$]/.test(src[j]!)) j++;
-      toks.push({ t: 'id', v: src.slice(i, j), at: i });
-      i = j;
-      continue;
-    }
-    if (c === '\n') {
-      toks.push({ t: 'p', v: '\n', at: i });
-      i++;
-      continue;
-    }
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    toks.push({ t: 'p', v: c, at: i });
-    i++;
+function isIdStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36; // A-Z a-z _ $
+}
+function isIdPart(c: number): boolean {
+  return isIdStart(c) || (c >= 48 && c <= 57);
+}
+
+/**
+ * Groovy tokens, lexed on demand (the reader stops at the command cap, so a 1 MB file is not lexed whole):
+ * identifiers, string literals (decoded), newlines and single punctuation; comments skipped.
+ */
+class Tokens {
+  private readonly toks: Tok[] = [];
+  private i = 0;
+  constructor(private readonly src: string) {}
+  get(k: number): Tok | undefined {
+    while (this.toks.length <= k && this.i < this.src.length) this.lexOne();
+    return this.toks[k];
   }
-  return toks;
+  private lexOne(): void {
+    const src = this.src;
+    const toks = this.toks;
+    const n = src.length;
+    let i = this.i;
+    const before = toks.length;
+    while (i < n && toks.length === before) {
+      const code = src.charCodeAt(i);
+      const c = src[i]!;
+      if (c === '/' && src[i + 1] === '/') {
+        const e = src.indexOf('\n', i);
+        i = e === -1 ? n : e;
+        continue;
+      }
+      if (c === '/' && src[i + 1] === '*') {
+        const e = src.indexOf('*/', i + 2);
+        i = e === -1 ? n : e + 2;
+        continue;
+      }
+      if (c === "'" || c === '"') {
+        const triple = src.startsWith(c.repeat(3), i);
+        const q = triple ? c.repeat(3) : c;
+        let j = i + q.length;
+        let closed = false;
+        while (j < n) {
+          const d = src[j]!;
+          if (d === '\\') {
+            j += 2;
+            continue;
+          }
+          if (d === c && (!triple || src.startsWith(q, j))) {
+            closed = true;
+            break;
+          }
+          if (!triple && d === '\n') break; // an unterminated one-line string ends at the line
+          j++;
+        }
+        const body = src.slice(i + q.length, Math.min(j, n));
+        const v = c === '"' ? unescape(interpolate(body)) : unescape(body);
+        toks.push({ t: 'str', v, at: i });
+        i = closed ? j + q.length : j;
+        continue;
+      }
+      if (isIdStart(code)) {
+        let j = i + 1;
+        while (j < n && isIdPart(src.charCodeAt(j))) j++;
+        toks.push({ t: 'id', v: src.slice(i, j), at: i });
+        i = j;
+        continue;
+      }
+      if (c === '\n') {
+        toks.push({ t: 'p', v: '\n', at: i });
+        i++;
+        continue;
+      }
+      if (code === 32 || code === 9 || code === 13 || code === 12) {
+        i++;
+        continue;
+      }
+      toks.push({ t: 'p', v: c, at: i });
+      i++;
+    }
+    this.i = i;
+  }
 }
 
 const STEPS: Record<string, string | undefined> = { sh: undefined, bat: 'cmd', powershell: 'powershell', pwsh: 'powershell' };
 
 /** A string expression starting at toks[k]: literals joined by `+` (other operands become a placeholder). */
-function stringExpr(toks: Tok[], k: number): { v: string; next: number } | null {
-  const first = toks[k];
+function stringExpr(toks: Tokens, k: number): { v: string; next: number } | null {
+  const first = toks.get(k);
   if (!first || first.t !== 'str') return null;
   let v = first.v;
   let j = k + 1;
-  while (toks[j]?.v === '+') {
-    const o = toks[j + 1];
+  while (toks.get(j)?.v === '+') {
+    const o = toks.get(j + 1);
     if (!o) break;
     if (o.t === 'str') v += o.v;
     else if (o.t === 'id') v += '$' + o.v.toUpperCase();
@@ -140,36 +162,42 @@ function stringExpr(toks: Tok[], k: number): { v: string; next: number } | null 
 }
 
 export function extractJenkins(src: string, out: Collector): void {
-  const toks = lex(src);
+  const toks = new Tokens(src);
   const lines = new LineIndex(src);
-  for (let k = 0; k < toks.length && !out.full; k++) {
-    const tk = toks[k]!;
+  for (let k = 0; toks.get(k) !== undefined && !out.full; k++) {
+    const tk = toks.get(k)!;
     // 'cmd'.execute() / "cmd".execute(): Groovy runs it (split on spaces, no shell).
-    if (tk.t === 'str' && toks[k + 1]?.v === '.' && toks[k + 2]?.v === 'execute') {
+    if (tk.t === 'str' && toks.get(k + 1)?.v === '.' && toks.get(k + 2)?.v === 'execute') {
       out.command(tk.v, `Groovy "…".execute(), line ${lines.lineOf(tk.at)}`);
       continue;
     }
     if (tk.t !== 'id' || !(tk.v in STEPS)) continue;
-    if (toks[k - 1]?.v === '.') continue; // obj.sh(...) is someone's method
+    if (k > 0 && toks.get(k - 1)?.v === '.') continue; // obj.sh(...) is someone's method
     const lang = STEPS[tk.v];
     const label = `${tk.v} step${lang ? ` (${lang})` : ''}, line ${lines.lineOf(tk.at)}`;
     let j = k + 1;
-    if (toks[j]?.v === '(') j++;
+    if (toks.get(j)?.v === '(') j++;
     const direct = stringExpr(toks, j);
     if (direct) {
       out.command(direct.v, label, lang);
       continue;
     }
+    // `sh cmd` / `sh(cmd)` with a variable: what it runs is not known here; a placeholder says so.
+    const arg = toks.get(j);
+    if (arg?.t === 'id' && toks.get(j + 1)?.v !== ':' && !['label', 'script', 'returnStdout', 'returnStatus', 'encoding'].includes(arg.v)) {
+      out.command('$' + arg.v.toUpperCase(), `${label} (runs the value of ${arg.v}, not known here)`, lang);
+      continue;
+    }
     // Named arguments: sh(script: '…', returnStdout: true) or sh label: 'x', script: "…"
     let depth = 0;
-    for (let m = j; m < toks.length && m < j + 200; m++) {
-      const t = toks[m]!;
+    for (let m = j; toks.get(m) !== undefined && m < j + 200; m++) {
+      const t = toks.get(m)!;
       if (t.v === '(' || t.v === '[' || t.v === '{') depth++;
       else if (t.v === ')' || t.v === ']' || t.v === '}') {
         if (depth === 0) break;
         depth--;
-      } else if (t.v === '\n' && depth === 0 && toks[m - 1]?.v !== ',') break;
-      if (t.t === 'id' && t.v === 'script' && toks[m + 1]?.v === ':') {
+      } else if (t.v === '\n' && depth === 0 && toks.get(m - 1)?.v !== ',') break;
+      if (t.t === 'id' && t.v === 'script' && toks.get(m + 1)?.v === ':') {
         const e = stringExpr(toks, m + 2);
         if (e) out.command(e.v, label, lang);
         break;

@@ -39,7 +39,8 @@ function afterSegment(p: string, seg: string): string | null {
   return i === -1 ? null : p.slice(i + seg.length);
 }
 
-export function ciDialectOf(p: string): CiDialect {
+export function ciDialectOf(path: string): CiDialect {
+  const p = path.toLowerCase();
   const b = base(p);
   if (/^(?:Jenkinsfile(?:\..*)?|.*\.jenkinsfile)$/i.test(b)) return 'jenkins';
   if (!YAML_EXT.test(b) && afterSegment(p, '/.buildkite/') === null) return null;
@@ -65,7 +66,8 @@ function isCi(p: string): boolean {
 /** Hook-manager flavour: how its file is read. */
 export type HookManagerFlavor = 'husky' | 'lefthook' | 'lefthook-script' | 'pre-commit' | 'json' | null;
 
-export function hookManagerFlavorOf(p: string): HookManagerFlavor {
+export function hookManagerFlavorOf(path: string): HookManagerFlavor {
+  const p = path.toLowerCase();
   const b = base(p);
   const husky = afterSegment(p, '/.husky/');
   if (husky !== null && husky !== '' && !husky.startsWith('_/')) return 'husky';
@@ -128,7 +130,7 @@ function isAutostart(p: string, home: string): boolean {
 
 function isLaunchd(p: string, home: string): boolean {
   return /\.plist$/.test(p) && (
-    /^\/Library\/Launch(?:Agents|Daemons)\/[^/]+$/.test(p) || (under(p, home + '/Library/LaunchAgents/') ?? '/').indexOf('/') === -1);
+    /^\/library\/launch(?:agents|daemons)\/[^/]+$/.test(p) || (under(p, home + '/library/launchagents/') ?? '/').indexOf('/') === -1);
 }
 
 const PATH_DIRS_HOME = ['.local/bin/', 'bin/', '.cargo/bin/'];
@@ -151,8 +153,10 @@ function isPathProgram(p: string, home: string): boolean {
  * caller), or null for a file that does not. Pure: reads nothing.
  */
 export function deferredKindOf(absPath: string, place: DeferredPlace): DeferredKind | null {
-  const p = absPath;
-  const home = place.home.replace(/\/+$/, '');
+  // Compared in lower case: on a case-insensitive file system (macOS by default) `.GIT/HOOKS/PRE-COMMIT` IS
+  // the pre-commit hook and `.GitHub/Workflows/x.yml` the workflow. On Linux this only adds odd spellings.
+  const p = absPath.toLowerCase();
+  const home = place.home.replace(/\/+$/, '').toLowerCase();
   const b = base(p);
   if (b === '') return null;
   // Home and system places first: ~/.profile is shell init even when the project is the home directory.
@@ -167,7 +171,7 @@ export function deferredKindOf(absPath: string, place: DeferredPlace): DeferredK
   if (isCi(p)) return 'ci';
   if (b === 'package.json') return 'package-scripts';
   if (b === 'setup.py') return 'setup-py';
-  if (b === 'Makefile' || b === 'makefile' || b === 'GNUmakefile' || /\.mk$/.test(b)) return 'makefile';
+  if (b === 'makefile' || b === 'gnumakefile' || /\.mk$/.test(b)) return 'makefile';
   if (b === '.envrc') return 'envrc';
   if (b === 'tasks.json' && p.endsWith('/.vscode/tasks.json')) return 'editor-task';
   if (/\/\.devcontainer\/(?:[^/]+\/)?devcontainer\.json$/.test(p) || b === '.devcontainer.json') return 'devcontainer';

@@ -15,7 +15,7 @@ function logicalLines(text: string): Array<{ text: string; line: number }> {
     const start = i;
     let t = raw[i]!;
     const recipe = t.startsWith('\t');
-    while (/(?:^|[^\\])(?:\\\\)*\\$/.test(t) && i + 1 < raw.length) {
+    while (t.endsWith('\\') && /(?:^|[^\\])(?:\\\\)*\\$/.test(t) && i + 1 < raw.length) {
       i++;
       // In a recipe make keeps backslash-newline for the shell and drops the next line's leading tab.
       t = recipe ? t + '\n' + raw[i]!.replace(/^\t/, '') : t.slice(0, -1).trimEnd() + ' ' + raw[i]!.trimStart();
@@ -27,6 +27,8 @@ function logicalLines(text: string): Array<{ text: string; line: number }> {
 
 interface Vars {
   map: Map<string, string>;
+  /** Expansions left: `A = $(B)$(B)…` nested ten deep must not take exponential time. */
+  budget: number;
 }
 
 /** The index after the `)`/`}` matching the opener at `open` (make references nest). */
@@ -80,7 +82,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
       }
       const name = inner.trim();
       if (name === 'MAKE') out += 'make';
-      else if (vars.map.has(name) && depth < 10) out += expand(vars.map.get(name)!, vars, target, depth + 1, shells);
+      else if (vars.map.has(name) && depth < 10 && --vars.budget > 0 && out.length < 65536) out += expand(vars.map.get(name)!, vars, target, depth + 1, shells);
       else out += /^[A-Za-z_]\w*$/.test(name) ? '${' + name + '}' : '$MAKE_VAR';
       continue;
     }
@@ -90,7 +92,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
       case '<': out += target.prereqs[0] ?? '$MAKE_PREREQ'; break;
       case '^': case '+': case '?': out += target.prereqs.length ? target.prereqs.join(' ') : '$MAKE_PREREQS'; break;
       case '*': out += '$MAKE_STEM'; break;
-      default: out += vars.map.has(n) ? expand(vars.map.get(n)!, vars, target, depth + 1, shells) : '$' + n;
+      default: out += vars.map.has(n) && depth < 10 && --vars.budget > 0 ? expand(vars.map.get(n)!, vars, target, depth + 1, shells) : '$' + n;
     }
   }
   return out;
@@ -98,7 +100,7 @@ function expand(s: string, vars: Vars, target: { name: string; prereqs: string[]
 
 export function extractMakefile(text: string, out: Collector): void {
   const lines = logicalLines(text);
-  const vars: Vars = { map: new Map() };
+  const vars: Vars = { map: new Map(), budget: 20000 };
   // First pass: the simple assignments (make reads the whole file before it runs any recipe).
   for (const l of lines) {
     if (l.text.startsWith('\t')) continue;
@@ -107,21 +109,35 @@ export function extractMakefile(text: string, out: Collector): void {
     const value = m[3]!.replace(/\s+#.*$/, '');
     vars.map.set(m[1]!, m[2] === '+=' && vars.map.has(m[1]!) ? `${vars.map.get(m[1]!)} ${value}` : m[2] === '?=' && vars.map.has(m[1]!) ? vars.map.get(m[1]!)! : value);
   }
+  // make runs every recipe line through $(SHELL): one that is not a standard shell runs instead of it.
+  const sh = vars.map.get('SHELL');
+  if (sh !== undefined && !/^(?:\/usr)?\/bin\/(?:ba|da|z|k)?sh$|^(?:ba|da|z|k)?sh$|^\/usr\/bin\/env (?:ba|z)?sh$/.test(sh.trim())) {
+    out.command(sh.trim() + ' ' + (vars.map.get('.SHELLFLAGS') ?? '-c').trim() + " 'recipe'", `SHELL = ${sh.trim()} (every recipe line runs through it)`);
+  }
+  // .RECIPEPREFIX = > makes '>' (not a tab) start a recipe line.
+  const prefix = (vars.map.get('.RECIPEPREFIX') ?? '').trim()[0] ?? '\t';
   let target: { name: string; prereqs: string[]; line: number } | null = null;
+  // One $(shell …) is reported once, at its first place (a variable that holds one is expanded at each use).
+  const shell = (cmd: string, where: string): void => {
+    if (out.reported.has(`make-shell:${cmd}`)) return;
+    out.reported.add(`make-shell:${cmd}`);
+    out.command(cmd, where);
+  };
   let inDefine: string | null = null;
   const parseShells = (s: string, line: number, noTarget = { name: '', prereqs: [] as string[] }): void => {
     if (!s.includes('$(shell') && !s.includes('${shell')) return;
     const shells: string[] = [];
     expand(s, vars, noTarget, 0, shells);
-    for (const c of shells) out.command(c, `$(shell …) on line ${line} (runs whenever make reads the file)`);
+    for (const c of shells) shell(c, `$(shell …) on line ${line} (runs whenever make reads the file)`);
   };
   const recipe = (body: string, line: number): void => {
-    let t = body.replace(/^[\t ]*/, '');
+    let t = body.startsWith(prefix) ? body.slice(1) : body;
+    t = t.replace(/^[\t ]*/, '');
     while (/^[@+-]/.test(t)) t = t.slice(1).trimStart();
     const tg = target ?? { name: '?', prereqs: [], line };
     const shells: string[] = [];
     const expanded = expand(t, vars, tg, 0, shells);
-    for (const c of shells) out.command(c, `$(shell …) in target ${tg.name}, line ${line}`);
+    for (const c of shells) shell(c, `$(shell …) in target ${tg.name}, line ${line}`);
     out.command(expanded, inDefine !== null ? `define ${inDefine}, line ${line}` : target ? `target ${tg.name}, line ${line}` : `recipe line ${line} (no target before it: a fragment)`);
   };
   for (const l of lines) {
@@ -136,8 +152,8 @@ export function extractMakefile(text: string, out: Collector): void {
       recipe(t, l.line);
       continue;
     }
-    if (t.startsWith('\t')) {
-      if (t.trim() === '' ) continue;
+    if (t.startsWith('\t') || t.startsWith(prefix)) {
+      if (t.trim() === '' || t.trim() === prefix) continue;
       if (!target) out.partial = true;
       recipe(t, l.line);
       continue;
@@ -154,7 +170,7 @@ export function extractMakefile(text: string, out: Collector): void {
       if (asg[2] === '!=') {
         const shells: string[] = [];
         const cmd = expand(asg[3]!, vars, { name: '', prereqs: [] }, 0, shells);
-        for (const c of shells) out.command(c, `$(shell …) on line ${l.line} (runs whenever make reads the file)`);
+        for (const c of shells) shell(c, `$(shell …) on line ${l.line} (runs whenever make reads the file)`);
         out.command(cmd, `${asg[1]} != … on line ${l.line} (runs whenever make reads the file)`);
       } else parseShells(trimmed, l.line);
       continue;

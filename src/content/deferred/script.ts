@@ -6,14 +6,20 @@
 
 import { readShebang, type Collector } from './util.ts';
 
-export function extractScript(text: string, out: Collector, fish = false): void {
+/**
+ * `sourced`: the file is read by a shell, not executed (.envrc by direnv, shell init files, husky v9 hooks run
+ * as `sh -e <hook>`): its #! line is only a comment, whatever interpreter it names.
+ */
+export function extractScript(text: string, out: Collector, fish = false, sourced = false): void {
   const bang = readShebang(text);
-  if (bang && bang.interpreter === 'fish') fish = true;
-  if (bang && bang.interpreter !== 'sh' && bang.interpreter !== 'fish') {
+  if (bang && bang.interpreter === 'fish' && !sourced) fish = true;
+  if (bang && !sourced && bang.interpreter !== 'sh' && bang.interpreter !== 'fish') {
     out.interpreter = bang.interpreter;
     return;
   }
   const body = bang ? text.slice(bang.line.length).replace(/^\n/, '') : text;
+  // A #! line that passes the shell a -c script runs that script (with the file as $0).
+  if (bang && /\s-[a-z]*c\b/.test(bang.line)) out.command(bang.line.slice(2).trim(), 'the #! line');
   if (fish) {
     out.interpreter = 'fish';
     const lines = body.split('\n');
@@ -28,5 +34,5 @@ export function extractScript(text: string, out: Collector, fish = false): void 
     }
     return;
   }
-  out.command(body, bang ? 'the whole file (after its #! line)' : 'the whole file');
+  out.command(body, bang ? `the whole file (after its #! line${sourced && bang.interpreter !== 'sh' ? ', a comment here: the file is sourced by a shell' : ''})` : 'the whole file');
 }

@@ -5,13 +5,14 @@
 
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
 import { triggerNames, type RunSite, type Step } from './github-signals.ts';
+import { MAX_COMMANDS } from './util.ts';
 import { scanExpressionAssignments, scanYamlLines } from './yaml-scan.ts';
 
 /**
- * Above this size the parser is not used: `yaml` takes ~1 s per MB (measured: 0.9-1.5 s for a 1 MB workflow
- * on the shared 2-core machine), while a decision has a few ms. Real CI files are a few KB.
+ * Above this size the parser is not used: `yaml` takes ~1 s per MB (measured: 0.9-1.5 s for a 1 MB workflow,
+ * 12-50 ms for 20 KB, on the shared 2-core machine), while a decision has a few ms. Real CI files are a few KB.
  */
-export const YAML_PARSE_LIMIT = 48 * 1024;
+export const YAML_PARSE_LIMIT = 24 * 1024;
 
 export interface YamlOptions {
   keys: ReadonlySet<string>;
@@ -46,6 +47,7 @@ function keyOf(n: unknown): string | null {
 function scalarText(n: unknown): string | null {
   if (!isScalar(n) || n.value === null || n.value === undefined) return null;
   const v = n.value;
+  if (v instanceof Uint8Array) return new TextDecoder().decode(v); // !!binary: the bytes are the text
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
 }
 
@@ -106,6 +108,8 @@ class Walker {
         const k = keyOf(p.key);
         if (k === null) continue;
         const where = path === '' ? k : `${path}.${k}`;
+        // Variables are values, not commands: a GitLab variable or a GitHub env entry named `script`/`run`.
+        if (k === 'variables' || k === 'env') continue;
         if (this.o.keys.has(k)) this.emit(p.value, where, k, c, node);
         this.walk(p.value, where, c, depth + 1);
       }
@@ -158,9 +162,10 @@ class Walker {
       const uses = scalarText(get(it, 'uses')) ?? undefined;
       const run = get(it, 'run') !== undefined;
       if (!uses && !run) return;
+      const text = scalarText(get(it, 'run')) ?? undefined;
       const w = get(it, 'with');
       const ref = [scalarText(get(w, 'ref')), scalarText(get(w, 'repository'))].filter((x) => x !== null).join(' ');
-      steps.push({ where: `${path}[${i}]`, ...(uses ? { uses } : {}), run, ...(ref ? { ref } : {}) });
+      steps.push({ where: `${path}[${i}]`, ...(uses ? { uses } : {}), run, ...(ref ? { ref } : {}), ...(text !== undefined ? { text } : {}) });
     });
     if (steps.length > 0) this.stepLists.push(steps);
   }
@@ -203,7 +208,8 @@ function lineScan(text: string, o: YamlOptions): YamlResult {
   if (o.keys.has('run')) keys.add('command'); // CircleCI run: {command} written as a block mapping
   const env = o.github ? scanExpressionAssignments(text) : new Map<string, string>();
   const sites: RunSite[] = [];
-  for (const h of scanYamlLines(text, keys)) {
+  // Past the command cap the file is partial anyway: the scan stops there (a 1 MB file stays within a few ms).
+  for (const h of scanYamlLines(text, keys, MAX_COMMANDS + 1)) {
     // A `command:` is kept wherever it is (the scan cannot see that it sits under a CircleCI `run:`): a
     // false command costs a look, a missed one a bypass.
     const where = `line ${h.line}: ${h.key}${h.index !== undefined ? `[${h.index}]` : ''}`;
@@ -215,30 +221,28 @@ function lineScan(text: string, o: YamlOptions): YamlResult {
     if (on) trigger = [...(on[1] ?? '').matchAll(/[A-Za-z_]+/g)].map((m) => m[0]);
     // A multi-line `on:` mapping: the event names are the keys on the following more-indented lines.
     if (/\bpull_request_target\b/.test(text)) (trigger ??= []).push('pull_request_target');
-    if (/^\s*workflow_run\s*:/m.test(text)) (trigger ??= []).push('workflow_run');
+    if (/^[ \t]*workflow_run[ \t]*:/m.test(text)) (trigger ??= []).push('workflow_run');
   }
   const stepLists: Step[][] = [];
   if (o.github) {
     // Steps by lines: a checkout's `ref:` and later `run:` / `uses: ./` lines, in file order.
     const steps: Step[] = [];
     let last: Step | null = null;
-    text.split('\n').forEach((l, i) => {
-      const uses = /^\s*(?:-\s+)?uses\s*:\s*["']?([^"'\s#]+)/.exec(l);
-      if (uses) {
-        last = { where: `line ${i + 1}`, uses: uses[1]! };
+    let line = 1;
+    let pos = 0;
+    for (const m of text.matchAll(/^[ \t]*(?:-[ \t]+)?(uses|ref|repository|run)[ \t]*:[ \t]*(.*)$/gm)) {
+      for (let k = text.indexOf('\n', pos); k !== -1 && k < m.index; k = text.indexOf('\n', k + 1)) line++;
+      pos = m.index;
+      if (steps.length > MAX_COMMANDS) break;
+      const value = m[2]!.trim();
+      if (m[1] === 'uses') {
+        last = { where: `line ${line}`, uses: value.replace(/^["']|["']?\s*(?:#.*)?$/g, '') };
         steps.push(last);
-        return;
-      }
-      const ref = /^\s*(?:ref|repository)\s*:\s*(.+)$/.exec(l);
-      if (ref && last) {
-        last.ref = `${last.ref ?? ''} ${ref[1]!}`.trim();
-        return;
-      }
-      if (/^\s*(?:-\s+)?run\s*:/.test(l)) {
+      } else if (m[1] === 'run') {
         last = null;
-        steps.push({ where: `line ${i + 1}`, run: true });
-      }
-    });
+        steps.push({ where: `line ${line}`, run: true, ...(value && !/^[|>]/.test(value) ? { text: value } : {}) });
+      } else if (last) last.ref = `${last.ref ?? ''} ${value}`.trim();
+    }
     stepLists.push(steps);
   }
   return { sites, stepLists, trigger, partial: true };

@@ -22,14 +22,43 @@ interface Line {
   text: string; // without the indentation
 }
 
-function splitLines(text: string): Line[] {
-  const out: Line[] = [];
-  for (const raw of text.split('\n')) {
-    let i = 0;
-    while (i < raw.length && (raw[i] === ' ' || raw[i] === '\t')) i++;
-    out.push({ indent: i, text: raw.slice(i) });
+/** Lines made on demand from their start offsets: the scan looks at few lines besides the candidates. */
+class Lines {
+  /** Line start offsets, found as far as the scan has looked (a 1 MB file read to its cap is not split whole). */
+  private readonly starts: number[] = [0];
+  private done = false;
+  constructor(private readonly src: string) {}
+  /** Finds line starts up to line `j` (or the end). */
+  private extend(j: number): void {
+    while (!this.done && this.starts.length <= j + 1) {
+      const nl = this.src.indexOf('\n', this.starts[this.starts.length - 1]!);
+      if (nl === -1) this.done = true;
+      else this.starts.push(nl + 1);
+    }
   }
-  return out;
+  /** Is there a line j? */
+  has(j: number): boolean {
+    this.extend(j);
+    return j < this.starts.length;
+  }
+  at(j: number): Line {
+    this.extend(j);
+    const start = this.starts[j]!;
+    const end = j + 1 < this.starts.length ? this.starts[j + 1]! - 1 : this.src.length;
+    let i = start;
+    while (i < end && (this.src.charCodeAt(i) === 32 || this.src.charCodeAt(i) === 9)) i++;
+    return { indent: i - start, text: this.src.slice(i, end) };
+  }
+  /** The line holding a character offset (offsets arrive in increasing order: a moving cursor). */
+  private cursor = 0;
+  lineOf(offset: number): number {
+    if (offset < this.starts[this.cursor]!) this.cursor = 0;
+    for (;;) {
+      this.extend(this.cursor + 1);
+      if (this.cursor + 1 < this.starts.length && this.starts[this.cursor + 1]! <= offset) this.cursor++;
+      else return this.cursor;
+    }
+  }
 }
 
 /** A value's trailing ` # comment`, outside quotes, removed (plain scalars only). */
@@ -69,16 +98,18 @@ function foldLines(parts: string[]): string {
  * Reads a scalar that starts at `v` (the text after `key:` or `- `) on line `li`; returns it and the index of
  * the last line it used. `col` is the indentation the scalar's continuation lines must exceed.
  */
-function readScalar(lines: Line[], li: number, v: string, col: number): { value: string | null; end: number; list?: string[] } {
+function readScalar(lines: Lines, li: number, v: string, col: number): { value: string | null; end: number; list?: string[] } {
   v = v.replace(/^(?:[&!][^\s]*[ \t]+)+/, ''); // anchors and tags before the value
   if (v.startsWith('*')) return { value: null, end: li }; // an alias: its anchor was read where it was defined
   const block = /^([|>])([-+]?\d?[-+]?)[ \t]*(?:#.*)?$/.exec(v);
   if (block) {
     const body: string[] = [];
     let end = li;
-    let indent = -1;
-    for (let j = li + 1; j < lines.length; j++) {
-      const l = lines[j]!;
+    // An explicit indentation indicator counts from the node's own indentation; otherwise the first line sets it.
+    const digit = /\d/.exec(block[2] ?? '');
+    let indent = digit ? col + Number(digit[0]) : -1;
+    for (let j = li + 1; lines.has(j); j++) {
+      const l = lines.at(j);
       if (l.text === '' || l.text === '\r') {
         body.push('');
         continue;
@@ -105,8 +136,8 @@ function readScalar(lines: Line[], li: number, v: string, col: number): { value:
       }
       parts.push(cur);
       j++;
-      if (j >= lines.length) break;
-      cur = lines[j]!.text;
+      if (!lines.has(j)) break;
+      cur = lines.at(j).text;
     }
     const folded = foldLines(parts);
     return { value: q === '"' ? unescapeDouble(folded) : folded.replace(/''/g, "'"), end: j };
@@ -115,15 +146,15 @@ function readScalar(lines: Line[], li: number, v: string, col: number): { value:
     // A flow sequence on this line (and the next ones until `]`).
     let s = v;
     let j = li;
-    while (!/\][ \t]*(?:#.*)?$/.test(s) && j + 1 < lines.length && lines[j + 1]!.indent > col) s += ' ' + lines[++j]!.text;
+    while (!/\][ \t]*(?:#.*)?$/.test(s) && lines.has(j + 1) && lines.at(j + 1).indent > col) s += ' ' + lines.at(++j).text;
     return { value: null, end: j, list: splitFlow(s.replace(/^\[/, '').replace(/\][ \t]*(?:#.*)?$/, '')) };
   }
   if (v.startsWith('{')) return { value: null, end: li };
   const parts = [stripComment(v)];
   let j = li;
   // A plain scalar continues on more-indented lines that hold no `: ` and start no comment.
-  while (j + 1 < lines.length) {
-    const l = lines[j + 1]!;
+  while (lines.has(j + 1)) {
+    const l = lines.at(j + 1);
     if (l.text === '' || l.indent <= col || l.text.startsWith('#') || /:(?:[ \t]|$)/.test(l.text) || l.text.startsWith('- ')) break;
     parts.push(stripComment(l.text));
     j++;
@@ -145,13 +176,15 @@ function splitFlow(s: string): string[] {
 }
 
 /** `key: value` pairs inside a one-line flow mapping (`- {run: "curl x", name: y}`). */
-function flowPairs(text: string): Array<[string, string]> {
+function flowPairs(text: string, keys: ReadonlySet<string>, max = Infinity): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const re = /[{,][ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s:,{}"']+))[ \t]*:[ \t]*(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^,{}]*))/g;
   for (const m of text.matchAll(re)) {
     const key = m[1] ?? m[2] ?? m[3] ?? '';
+    if (!keys.has(key)) continue;
     const value = m[4] !== undefined ? unescapeDouble(m[4]) : m[5] !== undefined ? m[5].replace(/''/g, "'") : (m[6] ?? '').trim();
     out.push([key, value]);
+    if (out.length >= max) break;
   }
   return out;
 }
@@ -167,35 +200,60 @@ function afterDashes(l: Line): { col: number; text: string } {
   return { col, text: t };
 }
 
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+}
+
 /** Every value under one of `keys`, anywhere, by lines. Never throws. */
-export function scanYamlLines(text: string, keys: ReadonlySet<string>): ScanHit[] {
-  const lines = splitLines(text);
+export function scanYamlLines(text: string, keys: ReadonlySet<string>, limit = Infinity): ScanHit[] {
+  const lines = new Lines(text);
   const hits: ScanHit[] = [];
+  // Candidate lines: those where a key is written (found by one regex pass; the rest is never split).
+  const names = [...keys].map(escapeRe).join('|');
+  const candidate = new RegExp(`(?:^[ \\t]*(?:-[ \\t]+)*|[{,][ \\t]*)["']?(?:${names})["']?[ \\t]*:`, 'gm');
   // Lines already read as part of a value (a block scalar's body is not keys).
-  const consumed = new Uint8Array(lines.length);
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (consumed[i] || l.text === '' || l.text.startsWith('#')) continue;
+  // Line ranges already read as part of a value (a block scalar's body is not keys). Candidates come in
+  // increasing line order, so ranges that end before the current line are dropped.
+  let consumedRanges: Array<[number, number]> = [];
+  const consume = (from: number, to: number): void => {
+    consumedRanges.push([from, to]);
+  };
+  const isConsumed = (i: number): boolean => {
+    if (consumedRanges.length > 0 && consumedRanges.some((r) => r[1] < i)) consumedRanges = consumedRanges.filter((r) => r[1] >= i);
+    return consumedRanges.some((r) => r[0] <= i && i <= r[1]);
+  };
+  let last = -1;
+  for (const c of text.matchAll(candidate)) {
+    if (hits.length >= limit) break;
+    const i = lines.lineOf(c.index);
+    if (i === last || isConsumed(i)) continue;
+    last = i;
+    const l = lines.at(i);
+    if (l.text === '' || l.text.startsWith('#')) continue;
     const { col, text: t } = afterDashes(l);
     if (t.startsWith('{')) {
-      for (const [k, v] of flowPairs(t)) if (keys.has(k) && v !== '') hits.push({ key: k, value: v, line: i + 1 });
+      for (const [k, v] of flowPairs(t, keys, limit - hits.length)) if (v !== '') hits.push({ key: k, value: v, line: i + 1 });
       continue;
     }
     const m = KEY_RE.exec(t);
     if (!m) continue;
     const key = m[1] ?? m[2] ?? m[3] ?? '';
-    if (!keys.has(key)) continue;
     const rest = (m[4] ?? '').trim();
+    if (!keys.has(key)) {
+      // `d: {run: "x"}`: the key is in a flow mapping that is this key's value.
+      if (rest.startsWith('{')) for (const [k, v] of flowPairs(rest, keys, limit - hits.length)) if (v !== '') hits.push({ key: k, value: v, line: i + 1 });
+      continue;
+    }
     if (rest.startsWith('{')) {
-      for (const [k, v] of flowPairs(rest)) if ((k === 'command' || keys.has(k)) && v !== '') hits.push({ key, value: v, line: i + 1 });
+      for (const [, v] of flowPairs(rest, new Set([...keys, 'command']), limit - hits.length)) if (v !== '') hits.push({ key, value: v, line: i + 1 });
       continue;
     }
     if (rest === '' || rest.startsWith('#')) {
       // A sequence (or a nested mapping, whose own keys are found on their lines) below the key.
       let index = 0;
       let seqIndent = -1;
-      for (let j = i + 1; j < lines.length; j++) {
-        const n = lines[j]!;
+      for (let j = i + 1; lines.has(j); j++) {
+        const n = lines.at(j);
         if (n.text === '' || n.text.startsWith('#')) continue;
         const dash = /^-(?:[ \t]|$)/.test(n.text);
         if (n.indent < col || (n.indent === col && !dash)) break;
@@ -209,7 +267,7 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>): ScanHit[
         if (r.value !== null && r.value !== '') hits.push({ key, value: r.value, line: j + 1, index });
         for (const v of r.list ?? []) hits.push({ key, value: v, line: j + 1, index });
         index++;
-        consumed.fill(1, j, r.end + 1);
+        consume(j, r.end);
         j = r.end;
       }
       continue;
@@ -217,7 +275,7 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>): ScanHit[
     const r = readScalar(lines, i, rest, col);
     if (r.value !== null && r.value !== '') hits.push({ key, value: r.value, line: i + 1 });
     r.list?.forEach((v, index) => hits.push({ key, value: v, line: i + 1, index }));
-    i = Math.max(i, r.end);
+    consume(i, r.end);
   }
   return hits;
 }
@@ -228,8 +286,14 @@ export function scanYamlLines(text: string, keys: ReadonlySet<string>): ScanHit[
  */
 export function scanExpressionAssignments(text: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of text.matchAll(/^[ \t]*(?:-[ \t]+)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?[ \t]*:[ \t]*(.*\$\{\{.*)$/gm)) {
-    out.set(m[1]!, m[2]!);
+  // Only lines holding `${{` are looked at (found by indexOf: most lines have none).
+  for (let i = text.indexOf('${{'); i !== -1; ) {
+    const start = text.lastIndexOf('\n', i) + 1;
+    let end = text.indexOf('\n', i);
+    if (end === -1) end = text.length;
+    const m = /^[ \t]*(?:-[ \t]+)?["']?([A-Za-z_][A-Za-z0-9_]*)["']?[ \t]*:[ \t]*(.*)$/.exec(text.slice(start, end));
+    if (m) out.set(m[1]!, m[2]!);
+    i = text.indexOf('${{', end);
   }
   return out;
 }
