@@ -1,29 +1,35 @@
 // Redaction: removes secrets from everything the audit log keeps and caps large strings, in linear time.
 
 import { sha256Hex } from '../core/lazy.ts';
+import { findCredentials, type CredentialKind } from '../content/secrets.ts';
 
 /** Strings longer than this many UTF-8 bytes (a Write's file content, a pasted log) are cut. */
 export const MAX_STRING_BYTES = 8 * 1024;
 /** Deeper nesting than this is replaced by a marker, so a hostile input cannot overflow the stack. */
 export const MAX_DEPTH = 64;
 
+/**
+ * The kinds named in `[REDACTED:<kind>]` markers: the credential values content/secrets.ts finds (under the
+ * names the log has always used for the first ones), plus what only context reveals here (a value after
+ * `password=`, in an Authorization header, after `curl -u user:`).
+ */
 export type SecretKind =
-  | 'private-key'
+  | Exclude<CredentialKind, 'aws-access-key' | 'aws-secret' | 'gcp-service-account'>
   | 'aws-access-key-id'
   | 'aws-secret-key'
-  | 'github-token'
-  | 'slack-token'
-  | 'anthropic-key'
-  | 'openai-key'
-  | 'google-api-key'
-  | 'stripe-key'
-  | 'jwt'
-  | 'url-credentials'
   | 'cli-credentials'
   | 'authorization'
   | 'bearer-token'
   | 'secret-assignment'
   | 'secret-field';
+
+/** Marker names that predate the shared detector, kept so that logs stay comparable. */
+function markerKind(k: CredentialKind): SecretKind {
+  if (k === 'aws-access-key') return 'aws-access-key-id';
+  if (k === 'aws-secret') return 'aws-secret-key';
+  if (k === 'gcp-service-account') return 'private-key';
+  return k;
+}
 
 export function redactionMarker(kind: SecretKind): string {
   return `[REDACTED:${kind}]`;
@@ -67,10 +73,6 @@ function scan(s: string, re: RegExp, handle: Handler): string | null {
   if (parts.length === 0) return null;
   parts.push(s.slice(last));
   return parts.join('');
-}
-
-function whole(kind: SecretKind): Handler {
-  return (m) => ({ start: m.index, end: m.index + m[0].length, replacement: redactionMarker(kind) });
 }
 
 /** Replaces capture group 1 (the secret) and keeps the context around it; the regex needs the `d` flag. */
@@ -130,19 +132,6 @@ export function isSensitiveName(name: string): boolean {
 function isSensitiveKey(key: string): boolean {
   return isSensitiveName(key) || SENSITIVE_KEY.test(normalizeName(key));
 }
-
-// --- private keys: from the BEGIN line through the END line, or to the end when the block is cut ---
-const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
-const pemBlock: Handler = (m, s) => {
-  const from = m.index + m[0].length;
-  const endLine = s.indexOf('-----END ', from);
-  let end = s.length;
-  if (endLine >= 0) {
-    const close = s.indexOf('-----', endLine + 9);
-    if (close >= 0) end = close + 5;
-  }
-  return { start: m.index, end, replacement: redactionMarker('private-key') };
-};
 
 // --- Authorization headers: `Authorization: Bearer x`, `authorization=Basic x`, `-H 'Authorization: token x'` ---
 const AUTH_HEADER =
@@ -298,50 +287,45 @@ const cliUser: Handler = (m, s) => {
   return { start: span[0], end: span[1], replacement: redactionMarker('cli-credentials') };
 };
 
-// --- JWTs: eyJ….eyJ….sig; the run is matched greedily and checked by hand ---
-const JWT_RUN = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_.-]*/g;
-const jwt: Handler = (m) => {
-  const parts = m[0].split('.');
-  const [header, payload, signature] = parts;
-  const end = m.index + m[0].length;
-  if (parts.length < 3 || header === undefined || payload === undefined || signature === undefined) return end;
-  if (header.length < 10 || payload.length < 10 || !payload.startsWith('eyJ')) return end;
-  const tokenLength = header.length + payload.length + signature.length + 2;
-  return { start: m.index, end: m.index + tokenLength, replacement: redactionMarker('jwt') };
-};
-
 interface Pass {
   kind: SecretKind;
   re: RegExp;
   handle: Handler;
 }
 
-// Order matters only where one secret contains another's shape: private keys first (their body is
-// base64), specific token formats before the generic `name=value` pass, which skips values that an
-// earlier pass already replaced.
+// The credential values (keys, tokens, JWTs, URL passwords) come first, from the shared detector
+// (valueRedaction below); these passes then find what only its context makes secret, and skip values
+// that are already markers.
 const PASSES: readonly Pass[] = [
-  { kind: 'private-key', re: PEM_BEGIN, handle: pemBlock },
-  // user:password@ in a URL; both classes stop at `/`, so one `://` never scans past the next.
-  // Before the token passes, so `https://x-access-token:ghs_…@` is named as URL credentials.
-  { kind: 'url-credentials', re: /:\/\/[^\s/?#@:]*:([^\s/?#]*)@/dg, handle: group1('url-credentials') },
-  { kind: 'aws-access-key-id', re: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, handle: whole('aws-access-key-id') },
-  {
-    kind: 'aws-secret-key',
-    re: /(?<![A-Za-z0-9_])aws_secret_access_key(?:["']?[ \t]*[:=][ \t]*["']?|[ \t]+)([A-Za-z0-9/+=]{16,})/dgi,
-    handle: group1('aws-secret-key'),
-  },
-  { kind: 'github-token', re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, handle: whole('github-token') },
-  { kind: 'slack-token', re: /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g, handle: whole('slack-token') },
-  { kind: 'anthropic-key', re: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}/g, handle: whole('anthropic-key') },
-  { kind: 'openai-key', re: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g, handle: whole('openai-key') },
-  { kind: 'google-api-key', re: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{30,}/g, handle: whole('google-api-key') },
-  { kind: 'stripe-key', re: /(?<![A-Za-z0-9])[sr]k_(?:live|test)_[A-Za-z0-9]{10,}/g, handle: whole('stripe-key') },
-  { kind: 'jwt', re: JWT_RUN, handle: jwt },
   { kind: 'cli-credentials', re: CLI_USER, handle: cliUser },
   { kind: 'authorization', re: AUTH_HEADER, handle: authValue },
   { kind: 'bearer-token', re: /(?<![A-Za-z0-9_-])bearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)/dgi, handle: group1('bearer-token') },
   { kind: 'secret-assignment', re: SENSITIVE_WORD, handle: assignment },
 ];
+
+/**
+ * Every credential value of a known shape (content/secrets.ts in `redact` mode: placeholders and
+ * documentation examples included, since removing them costs nothing), replaced by its marker. Where two
+ * hits overlap (a token that is also a URL's password) the one that starts first, and then the one the
+ * detector reported first, is kept.
+ */
+function valueRedaction(s: string): { text: string; kinds: SecretKind[] } | null {
+  const hits = findCredentials(s, { mode: 'redact' });
+  if (hits.length === 0) return null;
+  hits.sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  const kinds: SecretKind[] = [];
+  let last = 0;
+  for (const h of hits) {
+    if (h.start < last) continue;
+    const kind = markerKind(h.kind);
+    parts.push(s.slice(last, h.start), redactionMarker(kind));
+    if (!kinds.includes(kind)) kinds.push(kind);
+    last = h.end;
+  }
+  parts.push(s.slice(last));
+  return { text: parts.join(''), kinds };
+}
 
 export interface TextRedaction {
   text: string;
@@ -353,6 +337,11 @@ export interface TextRedaction {
 export function redactSecrets(s: string): TextRedaction {
   let text = s;
   const kinds: SecretKind[] = [];
+  const values = valueRedaction(s);
+  if (values !== null) {
+    text = values.text;
+    kinds.push(...values.kinds);
+  }
   for (const pass of PASSES) {
     const next = scan(text, pass.re, pass.handle);
     if (next !== null) {

@@ -10,6 +10,7 @@ import { programName } from '../shell/program.ts';
 import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { Rule, RuleContext, RuleHit, RuleResult, ShellRule, ToolRule } from './rule.ts';
 import { commandTraits, traitMask } from './traits.ts';
+import { contextAt } from './workdir.ts';
 
 /** What the engine needs from a policy: its rules with their effective tiers, and allow-exceptions. */
 export interface ClassifierPolicy {
@@ -142,12 +143,14 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
   let unknownReason: string | null = null;
   for (const cmd of analysis.commands) {
     const prog = programName(cmd);
+    // A command that runs after a `cd`, under `env -C`, or after links were made: its paths resolve there.
+    const cctx = cmd.cwd === undefined ? ctx : contextAt(ctx, cmd.cwd);
     const findings: Finding[] = [];
     // Filled only by rules that carry overrides; most policies have none, so no array per command then.
     const matchedAllowOverrides: Rule[] = idx.overrides.size > 0 ? [] : NO_OVERRIDES;
     const forProgram = prog === null ? undefined : idx.byProgram.get(prog);
-    if (forProgram) runShellRules(forProgram, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
-    runAnyProgramRules(prog, cmd, ctx, analysis, idx, findings, matchedAllowOverrides);
+    if (forProgram) runShellRules(forProgram, cmd, cctx, analysis, idx, findings, matchedAllowOverrides);
+    runAnyProgramRules(prog, cmd, cctx, analysis, idx, findings, matchedAllowOverrides);
 
     const kept = applyOverrides(findings, matchedAllowOverrides, idx);
     let cmdTier: Tier;

@@ -16,8 +16,12 @@ export interface RuleContextOptions {
   /** Defaults to os.homedir(). */
   home?: string;
   allowedDomains?: readonly string[];
+  /** Trusted `dlp.allow` pairs (RuleContext.dlpAllow). */
+  dlpAllow?: readonly { readonly credential: string; readonly hosts: readonly string[] }[];
   /** Defaults to `main` and `master`. */
   defaultBranches?: readonly string[];
+  /** Resource-name globs treated as production, beyond the built-in ones (RuleContext.protectedNames). */
+  protectedNames?: readonly string[];
   protectedPaths?: readonly string[];
   /** asimov's own directories where the environment puts them (PathClassifierOptions.asimovDirs). */
   asimovDirs?: readonly string[];
@@ -66,7 +70,9 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     // URLs involve no file system, so their classifier is shared by every context with the same domains.
     url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
     allowedDomains,
+    ...(opts.dlpAllow !== undefined && opts.dlpAllow.length > 0 ? { dlpAllow: opts.dlpAllow } : {}),
     defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
+    ...(opts.protectedNames !== undefined && opts.protectedNames.length > 0 ? { protectedNames: opts.protectedNames } : {}),
     declaredPackages() {
       if (declared === null) declared = readDeclaredPackages(projectRoot);
       return declared;

@@ -116,7 +116,11 @@ export interface EffectivePolicy {
   protectedPaths: string[];
   /** Lower-cased hosts or `*.suffix` globs that uploads and fetches may go to. */
   allowedDomains: string[];
+  /** Credential kinds trusted files let go to hosts (`dlp.allow`, loosening), beyond rules/dlp.ts's built-in pairs. */
+  dlpAllow: { credential: string; hosts: string[] }[];
   defaultBranches: string[];
+  /** Resource-name globs treated as production (`protectedNames:`), beyond the built-in ones; from every file (tightening). */
+  protectedNames?: string[];
   judge?: JudgeConfig;
   /** External hook chains run by the gate after the static layer (`chains:`; trusted files only: they run commands). */
   chains?: ChainSpec[];
@@ -360,16 +364,24 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
   // loosening ones (allowed domains, the judge) and those that run commands (chains) only from trusted files.
   const protectedPaths: string[] = resolvePathGlobs(BUILTIN_PROTECTED_PATHS, o.home, o.projectRoot);
   const allowedDomains: string[] = [];
+  const dlpAllow: { credential: string; hosts: string[] }[] = [];
   const defaultBranches: string[] = [...DEFAULT_BRANCHES];
+  const protectedNames: string[] = [];
   let judge: JudgeConfig | undefined;
   const tests: PolicyTest[] = [];
   for (const l of layers) {
     const { doc, locate } = l.parsed;
     protectedPaths.push(...resolvePathGlobs(doc.protectedPaths ?? [], o.home, o.projectRoot));
     defaultBranches.push(...(doc.defaultBranches ?? []));
+    protectedNames.push(...(doc.protectedNames ?? []).map((n) => n.toLowerCase()));
     if (doc.allowedDomains && doc.allowedDomains.length > 0) {
       if (trusted.get(l)) allowedDomains.push(...doc.allowedDomains.map((d) => d.toLowerCase().replace(/\.$/, '')));
       else ignore(l, 'allowedDomains', locate(['allowedDomains'], 'key'));
+    }
+    // Letting a credential go to a host is a loosening: only a trusted file's pairs count.
+    if (doc.dlp?.allow && doc.dlp.allow.length > 0) {
+      if (trusted.get(l)) dlpAllow.push(...doc.dlp.allow.map((a) => ({ credential: a.credential, hosts: a.hosts.map((h) => h.toLowerCase().replace(/\.$/, '')) })));
+      else ignore(l, 'dlp.allow', locate(['dlp', 'allow'], 'key'));
     }
     if (doc.judge) {
       if (trusted.get(l)) judge = { ...judge, ...stripUndefined(doc.judge) };
@@ -422,7 +434,9 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     origins,
     protectedPaths: [...new Set(protectedPaths)],
     allowedDomains: [...new Set(allowedDomains)],
+    dlpAllow,
     defaultBranches: [...new Set(defaultBranches)],
+    ...(protectedNames.length > 0 ? { protectedNames: [...new Set(protectedNames)] } : {}),
     ...(judge ? { judge } : {}),
     ...settings,
     tests,

@@ -18,7 +18,9 @@ export type PathClass =
   | 'credentials'     // credential stores and secrets files, anywhere (~/.ssh, ~/.aws, .env, *.pem, …)
   | 'shell-init'      // ~/.bashrc, ~/.zshrc, ~/.profile, /etc/profile…
   | 'persistence'     // authorized_keys, sudoers, cron, systemd units, launchd agents, git hooks dirs outside project
-  | 'agent-config'    // .claude/, CLAUDE.md, .gemini/, .codex/, .cursor/, .mcp.json, hook configs…
+  | 'agent-config'    // .claude/, .gemini/, .codex/, .cursor/, .mcp.json, hook configs, settings…: what an agent may do
+  | 'agent-instructions' // CLAUDE.md, AGENTS.md, GEMINI.md, .cursor/rules/, .claude/commands/, skills…: what it is asked to do
+  | 'agent-plan'      // plan files agents write themselves (~/.claude/plans/*.md, .cursor/plans/)
   | 'asimov-config'   // .asimov/, ~/.config/asimov/, /etc/asimov/
   | 'git-internals'   // <project>/.git/ (config, hooks)
   | 'project'         // inside the project root (the root itself included)
@@ -130,7 +132,7 @@ function relWithin(parent: string, child: string): string | null {
 // (dot: true, nocase: true), where `dir/**` also matches `dir` itself. "Anywhere" entries are runs of whole
 // path components found at any depth (`.github/hooks` matches `/a/.github/hooks/x`), compared without case.
 
-type NameClass = 'credentials' | 'shell-init' | 'persistence' | 'agent-config' | 'asimov-config';
+type NameClass = 'credentials' | 'shell-init' | 'persistence' | 'agent-config' | 'agent-instructions' | 'agent-plan' | 'asimov-config';
 
 interface NameSpec {
   home?: string[];
@@ -150,6 +152,14 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
       '.netrc', '.npmrc', '.yarnrc.yml', '.pypirc', '.git-credentials', '.config/gh/hosts.yml', '.config/hub',
       '.cargo/credentials*', '.terraform.d/credentials*', 'Library/Keychains/**', '.password-store/**',
       '.local/share/keyrings/**', '.gemini/oauth_creds.json', '.codex/auth.json',
+      // Agents' and MCP clients' own configs and logins: OAuth tokens, API keys, MCP servers' env tokens.
+      // (Also agent-config, so writing them stays hard_deny; this makes READING them a credential read.)
+      // Project-level MCP files (.mcp.json, .cursor/mcp.json) are not here: they are committed to repos,
+      // refer to tokens by `${env:…}`, and reading them is ordinary project work.
+      '.claude.json', '.claude.json.backup*', '.cursor/mcp.json', '.config/Claude/claude_desktop_config.json',
+      'Library/Application Support/Claude/claude_desktop_config.json', '.codeium/windsurf/mcp_config.json',
+      '.codeium/mcp_config.json', '.local/share/opencode/auth.json', '.config/opencode/auth.json',
+      '.qwen/oauth_creds.json', '.config/github-copilot/{apps,hosts}.json', '.copilot/mcp-config.json',
       `.config/{google-chrome,chromium,BraveSoftware,microsoft-edge,vivaldi,opera}/**/${BROWSER_SECRETS}`,
       `.mozilla/firefox/**/${BROWSER_SECRETS}`,
       `Library/Application Support/{Google/Chrome,Chromium,BraveSoftware,Microsoft Edge,Firefox}/**/${BROWSER_SECRETS}`,
@@ -195,13 +205,29 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
       '/Library/Application Support/Windsurf/**', '/etc/qwen-code/**',
     ],
     anywhere: [
-      '.claude', 'CLAUDE.md', 'CLAUDE.local.md', '.gemini', 'GEMINI.md', '.codex', 'AGENTS.md', 'AGENTS.override.md',
-      '.cursor', '.cursorrules', '.windsurf', '.windsurfrules', '.github/copilot-instructions.md',
-      '.github/instructions', '.github/hooks', '.copilot', '.qwen', 'QWEN.md', '.factory', '.kimi', '.mcp.json',
-      '.vscode/mcp.json', '.clinerules', '.opencode', 'opencode.json', 'opencode.jsonc',
+      '.claude', '.gemini', '.codex', '.cursor', '.windsurf', '.github/hooks', '.copilot', '.qwen', '.factory', '.kimi',
+      '.mcp.json', '.vscode/mcp.json', '.opencode', 'opencode.json', 'opencode.jsonc',
       // Goose loads hooks from plugins under .agents/plugins (home and project); Kimi Code's own directory.
       '.agents', '.kimi-code',
     ],
+  },
+  // Instruction and memory files: what users ask agents to edit ("add this to CLAUDE.md"), judged apart from
+  // agent-config (which they sit inside of: `.claude/commands/x.md` is both, and instructions win, see
+  // INSTRUCTIONS_OVER_CONFIG). What changes what an agent MAY do (hooks, permissions, MCP servers, settings)
+  // stays agent-config.
+  'agent-instructions': {
+    home: ['.claude/CLAUDE.md', '.claude/commands/**', '.claude/agents/**', '.claude/skills/**', '.claude/output-styles/**', '.gemini/GEMINI.md', '.gemini/commands/**', '.codex/AGENTS.md', '.codex/prompts/**'],
+    anywhere: [
+      'CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md', 'AGENTS.override.md', 'GEMINI.md', 'QWEN.md', '.cursorrules',
+      '.windsurfrules', '.clinerules', '.github/copilot-instructions.md', '.github/instructions', '.cursor/rules',
+      '.cursor/commands', '.claude/commands', '.claude/agents', '.claude/skills', '.claude/output-styles',
+      '.windsurf/rules', '.gemini/commands', '.qwen/commands', '.kimi/commands', '.opencode/command', '.opencode/agent',
+    ],
+  },
+  // Plan files agents write for themselves in plan mode: their own scratch paper, not configuration.
+  'agent-plan': {
+    home: ['.claude/plans/*.md', '.cursor/plans/**'],
+    anywhere: ['.cursor/plans'],
   },
   'asimov-config': {
     // The judge's cache and loop-guard state too: a forged cache entry would be a judge's allow.
@@ -213,6 +239,15 @@ const NAME_SPECS: Record<NameClass, NameSpec> = {
     anywhere: ['.asimov', 'groundRules.md'],
   },
 };
+
+/**
+ * INSTRUCTIONS_OVER_CONFIG: a path that is an instruction or plan file is not agent configuration, though it
+ * sits in the agent's directory (`.claude/commands/review.md` is inside `.claude/`). Hooks, settings and MCP
+ * definitions never match the instruction or plan lists, so they stay agent-config.
+ */
+function instructionsOverConfig(out: Set<PathClass>): void {
+  if (out.has('agent-config') && (out.has('agent-instructions') || out.has('agent-plan'))) out.delete('agent-config');
+}
 
 /** Secrets recognised by their base name alone, anywhere (lower-cased base name in). */
 function isSecretBasename(b: string): boolean {
@@ -682,6 +717,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
         out.add(c.cls);
       }
     }
+    instructionsOverConfig(out);
     if (asimovDirs.some((d) => isWithin(d, abs))) out.add('asimov-config');
     const base = posix.basename(lower);
     if (base && isSecretBasename(base)) out.add('credentials');
@@ -702,6 +738,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     for (const c of COMPILED) {
       if ((c.anywhere && c.anywhere(lowerTail)) || homeMatch(c, rel)) out.add(c.cls);
     }
+    instructionsOverConfig(out);
     const base = (tail[tail.length - 1] ?? '').toLowerCase();
     if (isSecretBasename(base)) out.add('credentials');
     if (tail.some((c) => c.toLowerCase() === '.git')) out.add('git-internals');

@@ -18,8 +18,18 @@ export interface RuleContext {
   url(u: string): UrlInfo;
   /** Hosts the policy allows for uploads and fetches (exact or `*.suffix`). */
   allowedDomains: readonly string[];
+  /**
+   * Credential kinds (content/secrets.ts) a trusted policy lets go to hosts (`dlp.allow`), beyond the
+   * built-in pairs of rules/dlp.ts. Absent when the policy has none.
+   */
+  dlpAllow?: readonly { readonly credential: string; readonly hosts: readonly string[] }[];
   /** Branch names treated as the default branch (push there is guarded). */
   defaultBranches: readonly string[];
+  /**
+   * Globs for resource names treated as production (policy `protectedNames`), added to the built-in ones
+   * (rules/mass.ts: prod, production, prd, live); a destructive infrastructure command naming one is hard_deny.
+   */
+  protectedNames?: readonly string[];
   /** Packages the project declares (package.json, requirements, Cargo.toml…), lower-cased; undefined when unknown. */
   declaredPackages(): ReadonlySet<string> | undefined;
   /**

@@ -18,6 +18,7 @@ const FAMILY_TITLES: Record<string, string> = {
   db: 'Databases',
   net: 'Network: remote code, shells, uploads',
   secrets: 'Secrets and credentials',
+  dlp: 'Credential values leaving the machine (DLP)',
   exec: 'Interpreter escapes',
   obf: 'Obfuscation',
   supply: 'Supply chain',

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as z from 'zod/mini';
 import type { Tier } from '../core/types.ts';
 import type { ErrorLocation } from '../core/errors.ts';
+import { CREDENTIAL_KINDS } from '../content/secrets.ts';
 
 export const TIERS = ['hard_deny', 'soft_deny', 'unknown', 'allow'] as const satisfies readonly Tier[];
 /** Verdicts a policy test may expect besides a tier (`allow` is read as the tier). */
@@ -182,6 +183,17 @@ function buildSchemas() {
     roots: z.optional(rootsSchema),
   });
 
+  // `dlp.allow`: a kind of credential value (content/secrets.ts) and the hosts it may be sent to. Loosening.
+  const dlpAllowSchema = z.strictObject({
+    credential: z.enum(['*', ...CREDENTIAL_KINDS] as [string, ...string[]], { error: `expected a credential kind (${CREDENTIAL_KINDS.join(', ')}) or *` }),
+    hosts: z.pipe(z.transform(toList), z.array(nonEmpty('a host must not be empty').check(
+      z.superRefine((h, ctx) => {
+        if (!/^(?:mcp:[A-Za-z0-9_.-]+|(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)$/.test(h)) ctx.addIssue({ code: 'custom', message: `"${h}" is not a host name, \`*.suffix\` or \`mcp:<server>\`` });
+      }),
+    )).check(z.minLength(1, 'give at least one host'))),
+  });
+  const dlpSchema = z.strictObject({ allow: z.optional(z.array(dlpAllowSchema)) });
+
   const toolsSchema = z.strictObject({
     env: z.optional(z.pipe(z.transform(toList), z.array(envNameSchema).check(z.minLength(1, 'give at least one variable name')))),
     roots: z.optional(rootsSchema),
@@ -238,13 +250,15 @@ function buildSchemas() {
     protectedPaths: z.nullish(nonEmptyStrings('path glob')),
     allowedDomains: z.nullish(z.pipe(z.transform(toList), z.array(domainSchema))),
     defaultBranches: z.nullish(nonEmptyStrings('branch name')),
+    protectedNames: z.nullish(nonEmptyStrings('resource name glob')),
     judge: z.nullish(judgeSchema),
     chains: z.nullish(z.array(chainSchema)),
     mcp: z.nullish(mcpSchema),
     tools: z.nullish(toolsSchema),
+    dlp: z.nullish(dlpSchema),
     tests: z.nullish(z.array(testSchema)),
   });
-  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, testSchema, policySchema };
+  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, dlpSchema, testSchema, policySchema };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -362,7 +376,7 @@ interface Issue {
 
 /** The keys of a policy file and of its sections, spelled out so suggestions need no schema built (a test keeps them equal). */
 export const TOP_LEVEL_KEYS = [
-  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'judge', 'chains', 'mcp', 'tools', 'tests',
+  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'tests',
 ] as const;
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;
@@ -382,6 +396,8 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   'chains[]': CHAIN_KEYS,
   mcp: MCP_KEYS,
   tools: TOOLS_KEYS,
+  dlp: ['allow'],
+  'dlp.allow[]': ['credential', 'hosts'],
   'tests[]': ['command', 'tool', 'input', 'cwd', 'expect', 'rule'],
 };
 

@@ -72,6 +72,8 @@ function pipeCtx(ctx: Ctx, stdin: StdinSource, readers: number[] | null, sink: n
   return { inSub: ctx.inSub, inFunc: ctx.inFunc, stdin, readers, sink, redirs: ctx.redirs, consts: ctx.consts };
 }
 
+const NO_SCOPE: readonly number[] = Object.freeze([]);
+
 /** A line without constants to propagate (most lines) shares this empty plan. */
 const NO_PLAN: ReadonlyMap<ListItem, Array<[string, string]>> = new Map();
 
@@ -91,6 +93,9 @@ class Collector {
   /** buildWord's options where constants apply, and where they do not: made once, used for every word. */
   private readonly withConsts: BuildOptions;
   private readonly noGlobWithConsts: BuildOptions;
+  /** The subshell environments the walk is in (SimpleCommand.scope); shared by the commands made meanwhile. */
+  private scope: readonly number[] = NO_SCOPE;
+  private nextScope = 1;
 
   constructor(depth: number) {
     this.depth = depth;
@@ -115,9 +120,21 @@ class Collector {
     return out;
   }
 
+  /** Runs walk in a new subshell environment (a `cd` there does not move what follows it). */
+  private inSubshell(walk: () => void): void {
+    const outer = this.scope;
+    this.scope = Object.freeze([...outer, this.nextScope++]);
+    try {
+      walk();
+    } finally {
+      this.scope = outer;
+    }
+  }
+
   private walkList(list: ListNode, ctx: Ctx, top = false): void {
     for (const item of list.items) {
-      for (const pl of item.ao.pipes) this.walkPipeline(pl.cmds, ctx);
+      if (item.bg) this.inSubshell(() => { for (const pl of item.ao.pipes) this.walkPipeline(pl.cmds, ctx); });
+      else for (const pl of item.ao.pipes) this.walkPipeline(pl.cmds, ctx);
       if (top) {
         const set = this.plan.get(item);
         if (set) for (const [name, value] of set) this.active.set(name, value);
@@ -137,7 +154,8 @@ class Collector {
       const stdin: StdinSource = first ? ctx.stdin : { kind: 'pipe', from: prev.slice() };
       const readers = first ? ctx.readers : [];
       const sink = last ? ctx.sink : [];
-      this.walkCmd(cmds[k]!, pipeCtx(ctx, stdin, readers, sink));
+      // Each part of a pipeline runs in a subshell of its own.
+      this.inSubshell(() => this.walkCmd(cmds[k]!, pipeCtx(ctx, stdin, readers, sink)));
       if (!first && readers) for (const s of prev) this.commands[s]!.pipeTo.push(...readers);
       if (!last) prev = sink ?? [];
     }
@@ -177,11 +195,15 @@ class Collector {
     // `[[ a -eq b ]]` evaluates both sides as arithmetic (variables named there are expanded recursively).
     if (node.kind === 'arith' || node.kind === 'cfor' || node.arithTest === true) this.arithmetic = true;
     if (node.kind === 'cond') this.checkCondNames(node.items);
-    for (const item of node.items) {
-      if ('list' in item) this.walkList(item.list, inner);
-      else if ('word' in item) this.walkParts(item.word.parts, inner, -1);
-      else this.walkParts(item.arith, inner, -1);
-    }
+    const walkItems = (): void => {
+      for (const item of node.items) {
+        if ('list' in item) this.walkList(item.list, inner);
+        else if ('word' in item) this.walkParts(item.word.parts, inner, -1);
+        else this.walkParts(item.arith, inner, -1);
+      }
+    };
+    if (node.kind === 'subshell') this.inSubshell(walkItems);
+    else walkItems();
     if (this.commands.length === before && own.length > 0) {
       // A compound command with no command inside still performs its redirections (`case … esac > f`).
       const id = this.commands.length;
@@ -189,6 +211,7 @@ class Collector {
       this.commands.push(withSlots({
         id, argv: [], assignments: [], redirects: [...ctx.redirs, ...own], stdin, pipeTo: [],
         inSubstitution: ctx.inSub, inFunction: ctx.inFunc, depth: this.depth, via: [], text: node.text,
+        ...(this.scope.length > 0 ? { scope: this.scope } : {}),
       }));
       if (ctx.sink) ctx.sink.push(id);
       if (stdin === ctx.stdin && ctx.readers) ctx.readers.push(id);
@@ -262,6 +285,7 @@ class Collector {
       via: [],
       text: node.text,
     });
+    if (this.scope.length > 0) cmd.scope = this.scope;
     const extra = this.extraPipeTo?.get(id);
     if (extra) cmd.pipeTo.push(...extra);
     this.commands[id] = cmd;
@@ -329,7 +353,7 @@ class Collector {
           outReaders = [];
           sctx.readers = outReaders;
         }
-        this.walkList(p.body, sctx);
+        this.inSubshell(() => this.walkList(p.body!, sctx));
         if (p.kind === 'process-in' && owner >= 0) {
           for (const s of sctx.sink!) this.commands[s]!.pipeTo.push(owner);
         }

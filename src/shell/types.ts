@@ -85,6 +85,17 @@ export interface SimpleCommand {
   remote?: boolean;
   /** Source text of the command, for reasons and `explain`. */
   text: string;
+  /**
+   * The subshell environments it runs in, outermost first (`( … )`, a pipeline's parts, `$(…)`, `… &`, a
+   * string run by another shell): a `cd` only moves the commands whose scope starts with its own. Absent
+   * for a command in the line's own shell.
+   */
+  scope?: readonly number[];
+  /**
+   * Where the command runs when that is not the call's cwd (shell/cwd.ts): after `cd`/`pushd` earlier in its
+   * scope, or under `env -C`/`sudo -D`; and the links earlier commands of the line made. Absent when neither applies.
+   */
+  cwd?: import('./cwd.ts').WorkDir;
 }
 
 export type AnalysisStatus = 'ok' | 'unparseable' | 'too_long' | 'too_deep' | 'too_complex' | 'refused';

@@ -2,7 +2,9 @@
 // `find -exec X`, `ssh host X`…) and adds it to the analysis as a command of its own, recursively, so that
 // rules see `rm -rf /` whether it was written plainly or inside three wrappers.
 
+import { assignWorkDirs } from './cwd.ts';
 import { parseShell } from './parse.ts';
+import { toolRunnerInner } from './runners.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
 
@@ -91,6 +93,9 @@ const CONTAINER_RUN_OPTIONS: WrapperSpec = {
   shortWithValue: 'aceghlmpuvw',
   longWithValue: ['add-host', 'attach', 'cap-add', 'cap-drop', 'cgroup-parent', 'cidfile', 'cpus', 'cpu-shares', 'device', 'dns', 'entrypoint', 'env', 'env-file', 'expose', 'gpus', 'group-add', 'health-cmd', 'hostname', 'ip', 'ipc', 'label', 'label-file', 'link', 'log-driver', 'log-opt', 'memory', 'mount', 'name', 'network', 'net', 'pid', 'platform', 'publish', 'pull', 'restart', 'runtime', 'security-opt', 'shm-size', 'stop-signal', 'tmpfs', 'ulimit', 'user', 'userns', 'uts', 'volume', 'volumes-from', 'workdir'],
 };
+const COMPOSE_OPTIONS: WrapperSpec = { shortWithValue: 'fp', longWithValue: ['file', 'project-name', 'project-directory', 'profile', 'env-file', 'ansi', 'progress', 'parallel'] };
+const COMPOSE_EXEC_OPTIONS: WrapperSpec = { shortWithValue: 'euw', longWithValue: ['env', 'user', 'workdir', 'index'] };
+const COMPOSE_RUN_OPTIONS: WrapperSpec = { shortWithValue: 'eluvpw', longWithValue: ['env', 'env-from-file', 'label', 'user', 'volume', 'publish', 'workdir', 'name', 'entrypoint', 'cap-add', 'cap-drop', 'pull'] };
 const TMUX_OPTIONS: WrapperSpec = { shortWithValue: 'cetnsxyFlpPLSTwfa' };
 const PARALLEL_OPTIONS: WrapperSpec = { shortWithValue: 'jSdEIaP', longWithValue: ['jobs', 'sshlogin', 'delimiter', 'joblog', 'results', 'timeout'] };
 
@@ -156,6 +161,8 @@ class Unwrapper {
   private readonly aliases: string[];
   private readonly problems: string[];
   private arithmetic: boolean;
+  /** Subshell scope ids for strings parsed again and wrapped commands (SimpleCommand.scope), above the parser's own. */
+  private nextScope = 1 << 20;
 
   constructor(base: Analysis) {
     this.out = base.commands;
@@ -168,6 +175,7 @@ class Unwrapper {
   run(): Analysis {
     // Commands appended while unwrapping are themselves visited (a wrapper inside a wrapper).
     for (let i = 0; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    if (this.status === 'ok') assignWorkDirs({ status: 'ok', commands: this.out, functions: this.functions, aliases: this.aliases, problems: this.problems });
     const result: Analysis = {
       status: this.status,
       commands: this.out,
@@ -197,6 +205,12 @@ class Unwrapper {
     ['busybox', (u, cmd, rest, name) => isShellWord(rest[0])
       ? u.unwrapShell(cmd, rest.slice(1), name)
       : u.unwrapSimple(cmd, rest, name, SIMPLE_WRAPPERS['busybox']!)],
+    // Tool runners (shell/runners.ts): `npx cdk destroy`, `pnpm dlx …`, `uvx …`; `uv run` keeps its runner handler.
+    ...['npx', 'pnpx', 'bunx', 'npm', 'pnpm', 'yarn', 'bun', 'uvx', 'pipx'].map((r): [string, WrapperHandler] =>
+      [r, (u, cmd, rest, name) => u.unwrapToolRunner(cmd, rest, name)]),
+    ['uv', (u, cmd, rest, name) => {
+      if (!u.unwrapToolRunner(cmd, rest, name)) u.unwrapRunner(cmd, rest, name, RUNNER_SUBCOMMANDS['uv']!);
+    }],
     ['eval', (u, cmd, rest) => u.unwrapString(cmd, rest, 'eval')],
     ['su', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
     ['runuser', (u, cmd, rest, name) => u.unwrapSu(cmd, rest, name)],
@@ -205,6 +219,8 @@ class Unwrapper {
     ['watch', (u, cmd, rest) => u.unwrapWatch(cmd, rest)],
     ['ssh', (u, cmd, rest) => u.unwrapSsh(cmd, rest)],
     ['docker', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['docker-compose', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
+    ['podman-compose', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['podman', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['nerdctl', (u, cmd, rest, name) => u.unwrapContainer(cmd, rest, name)],
     ['kubectl', (u, cmd, rest, name) => u.unwrapKubectl(cmd, rest, name)],
@@ -234,6 +250,15 @@ class Unwrapper {
     if (handler !== undefined) return handler(this, cmd, cmd.argv.slice(1), name);
     if (SHELLS.has(interpreterFamily(name))) return this.unwrapShell(cmd, cmd.argv.slice(1), name);
     if (LOADER_RE.test(name)) return this.addInner(cmd, skipOptions(cmd.argv.slice(1), {}).words, name, []);
+  }
+
+  /** `npx pkg args`, `pnpm dlx …`, `npm exec -- …`…: the package's program with the rest (shell/runners.ts). */
+  private unwrapToolRunner(cmd: SimpleCommand, rest: Word[], name: string): boolean {
+    const inner = toolRunnerInner(name, rest);
+    if (inner === null) return false;
+    if (inner.shell) this.unwrapString(cmd, [inner.shell], `${inner.label} -c`);
+    else this.addInner(cmd, inner.words, inner.label, []);
+    return true;
   }
 
   /** `uv run X`, `bundle exec X`…: the words after the subcommand and its options. */
@@ -374,6 +399,9 @@ class Unwrapper {
   }
 
   private unwrapContainer(cmd: SimpleCommand, rest: Word[], name: string): void {
+    if (rest[0]?.value === 'compose' || name === 'docker-compose' || name === 'podman-compose') {
+      return this.unwrapCompose(cmd, rest[0]?.value === 'compose' ? rest.slice(1) : rest, name);
+    }
     const sub = rest[0]?.value;
     if (sub === 'exec') {
       const skipped = skipOptions(rest.slice(1), CONTAINER_EXEC_OPTIONS);
@@ -382,6 +410,15 @@ class Unwrapper {
       const skipped = skipOptions(rest.slice(1), CONTAINER_RUN_OPTIONS);
       if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name} run`, [], true);
     }
+  }
+
+  /** `docker compose exec|run [opts] SERVICE CMD…`: CMD runs in the service's container. */
+  private unwrapCompose(cmd: SimpleCommand, rest: Word[], name: string): void {
+    const top = skipOptions(rest, COMPOSE_OPTIONS);
+    const sub = top.words[0]?.value;
+    if (sub !== 'exec' && sub !== 'run') return;
+    const skipped = skipOptions(top.words.slice(1), sub === 'exec' ? COMPOSE_EXEC_OPTIONS : COMPOSE_RUN_OPTIONS);
+    if (skipped.words.length > 1) this.addInner(cmd, skipped.words.slice(1), `${name === 'docker' || name === 'podman' ? `${name} compose` : name} ${sub}`, [], true);
   }
 
   private unwrapKubectl(cmd: SimpleCommand, rest: Word[], name: string): void {
@@ -518,6 +555,10 @@ class Unwrapper {
     }
     const offset = this.out.length;
     const shift = (id: number): number => id + offset;
+    // The string runs in a shell of its own: its scopes sit under the wrapper's, renumbered apart from every other's.
+    const scopeBase = this.nextScope;
+    this.nextScope += 1 << 20;
+    const outer = [...(cmd.scope ?? []), scopeBase];
     for (const c of inner.commands) {
       const moved: SimpleCommand = withSlots({
         ...c,
@@ -532,6 +573,7 @@ class Unwrapper {
         via: [...cmd.via, label, ...c.via],
         wrappedBy: c.wrappedBy === undefined ? cmd.id : shift(c.wrappedBy),
         remote: remote || cmd.remote === true || c.remote === true,
+        scope: c.scope ? [...outer, ...c.scope.map((x) => x + scopeBase)] : outer,
       });
       this.out.push(moved);
     }
@@ -557,6 +599,8 @@ class Unwrapper {
       wrappedBy: cmd.id,
       remote: remote || cmd.remote === true,
       text: rawText(words),
+      // Another process, except under `builtin`/`command`, which run a builtin such as cd in this shell.
+      ...(label === 'builtin' || label === 'command' ? (cmd.scope ? { scope: cmd.scope } : {}) : { scope: [...(cmd.scope ?? []), this.nextScope++] }),
     }));
   }
 

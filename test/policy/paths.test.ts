@@ -310,18 +310,26 @@ describe('sensitive names', () => {
     ['.agents/plugins/asimov/hooks/hooks.json', 'agent-config', true],
     ['~/.agents/plugins/asimov/plugin.json', 'agent-config', true],
     ['.claude', 'agent-config', true],
-    ['CLAUDE.md', 'agent-config', true],
-    ['docs/CLAUDE.local.md', 'agent-config', true],
-    ['claude.md', 'agent-config', true],
+    ['CLAUDE.md', 'agent-instructions', true],
+    ['CLAUDE.md', 'agent-config', false],
+    ['docs/CLAUDE.local.md', 'agent-instructions', true],
+    ['docs/CLAUDE.local.md', 'agent-config', false],
+    ['claude.md', 'agent-instructions', true],
+    ['claude.md', 'agent-config', false],
     ['.gemini/settings.json', 'agent-config', true],
-    ['GEMINI.md', 'agent-config', true],
+    ['GEMINI.md', 'agent-instructions', true],
+    ['GEMINI.md', 'agent-config', false],
     ['~/.codex/config.toml', 'agent-config', true],
-    ['AGENTS.md', 'agent-config', true],
+    ['AGENTS.md', 'agent-instructions', true],
+    ['AGENTS.md', 'agent-config', false],
     ['.cursor/hooks.json', 'agent-config', true],
-    ['.cursorrules', 'agent-config', true],
+    ['.cursorrules', 'agent-instructions', true],
+    ['.cursorrules', 'agent-config', false],
     ['.windsurf/hooks.json', 'agent-config', true],
-    ['.windsurfrules', 'agent-config', true],
-    ['.github/copilot-instructions.md', 'agent-config', true],
+    ['.windsurfrules', 'agent-instructions', true],
+    ['.windsurfrules', 'agent-config', false],
+    ['.github/copilot-instructions.md', 'agent-instructions', true],
+    ['.github/copilot-instructions.md', 'agent-config', false],
     ['.github/hooks/x.json', 'agent-config', true],
     ['~/.copilot/hooks/h.json', 'agent-config', true],
     ['~/.qwen/settings.json', 'agent-config', true],
@@ -334,6 +342,18 @@ describe('sensitive names', () => {
     ['~/.codeium/windsurf/hooks.json', 'agent-config', true],
     ['~/.claude.json', 'agent-config', true],
     ['.github/workflows/ci.yml', 'agent-config', false],
+    // Instructions are not controls (INSTRUCTIONS_OVER_CONFIG): a command or skill inside .claude/ is an
+    // instruction file, the settings and hooks beside it stay configuration.
+    ['.claude/commands/ship.md', 'agent-instructions', true],
+    ['.claude/commands/ship.md', 'agent-config', false],
+    ['~/.claude/skills/x/SKILL.md', 'agent-instructions', true],
+    ['.cursor/rules/style.mdc', 'agent-instructions', true],
+    ['.cursor/rules/style.mdc', 'agent-config', false],
+    ['.claude/hooks/x.sh', 'agent-config', true],
+    ['~/.claude/plans/brave-otter.md', 'agent-plan', true],
+    ['~/.claude/plans/brave-otter.md', 'agent-config', false],
+    ['.cursor/plans/refactor.plan.md', 'agent-plan', true],
+    ['~/.claude/settings.json', 'agent-plan', false],
     ['.vscode/settings.json', 'agent-config', false],
     ['docs/claude.txt', 'agent-config', false],
     ['.asimov/policy.yaml', 'asimov-config', true],
@@ -413,7 +433,7 @@ describe('globs in the last component', () => {
     assert.ok(has('~/.bash*', 'shell-init'));
     assert.ok(has('certs/*.pem', 'credentials'));
     assert.ok(has('.env*', 'credentials'));
-    assert.ok(has('*.md', 'agent-config'));
+    assert.ok(has('*.md', 'agent-instructions'));
     assert.ok(!has('*.ts', 'credentials'));
   });
 

@@ -479,6 +479,15 @@ function findings(cmd: SimpleCommand, analysis: Analysis): DbFinding[] {
   return out;
 }
 
+const DESTRUCTIVE_DB = new Set(['db.drop', 'db.truncate', 'db.delete-all', 'db.redis-flush', 'db.mongo-drop']);
+
+/** What a database client or admin tool destroys (a drop, truncate, unfiltered delete, flush), or null (rules/mass.ts). */
+export function dbDestruction(cmd: SimpleCommand, analysis: Analysis): string | null {
+  for (const f of findings(cmd, analysis)) if (DESTRUCTIVE_DB.has(f.rule)) return f.subject ?? f.rule;
+  const admin = adminHit(cmd);
+  return admin !== null && DESTRUCTIVE_DB.has(admin.rule) ? (admin.subject ?? admin.rule) : null;
+}
+
 function pick(cmd: SimpleCommand, analysis: Analysis, rule: string): RuleHit | null {
   let best: DbFinding | null = null;
   for (const f of findings(cmd, analysis)) {

@@ -32,7 +32,7 @@ function sourceProjectFile(a: readonly string[], _cmd: SimpleCommand, ctx: RuleC
   const f = a[0];
   if (f === undefined) return false;
   const c = ctx.path(f).classes;
-  return (c.has('project') || c.has('build-artifact')) && !c.has('dynamic') && !c.has('outside') && !c.has('agent-config') && !c.has('asimov-config');
+  return (c.has('project') || c.has('build-artifact')) && !c.has('dynamic') && !c.has('outside') && !c.has('agent-config') && !c.has('agent-instructions') && !c.has('asimov-config');
 }
 
 /**

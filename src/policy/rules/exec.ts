@@ -23,7 +23,7 @@ export type Family =
   | 'deno' | 'bun' | 'other';
 
 /** Interpreters other than the common ones, each with the flags that take code. */
-const OTHER_CODE_FLAGS: Readonly<Record<string, { short: string; long: readonly string[] }>> = {
+export const OTHER_CODE_FLAGS: Readonly<Record<string, { short: string; long: readonly string[] }>> = {
   julia: { short: 'eE', long: ['eval', 'print'] },
   guile: { short: 'c', long: [] },
   racket: { short: 'e', long: ['eval'] },
@@ -579,6 +579,31 @@ export function lineWrites(analysis: Analysis, ctx: RuleContext): Written[] {
   }
   writesCache.set(analysis, { ctx, writes });
   return writes;
+}
+
+/**
+ * The text a command of this line wrote to `abs` before `runner` runs it: a here-doc or here-string into
+ * `cat > file` / `tee file`, or a static `echo`/`printf '%s'` redirected there. Null when the line does not
+ * write it; `{ text: null }` when it does but the text is not known (expansions, several writers, appends).
+ */
+export function writtenScript(abs: string, runner: SimpleCommand, analysis: Analysis, ctx: RuleContext): { text: string | null } | null {
+  const writers = lineWrites(analysis, ctx).filter((w) => w.abs === abs && w.by !== runner.id);
+  if (writers.length === 0) return null;
+  if (writers.length > 1 || writers[0]!.by > runner.id) return { text: null };
+  const c = analysis.commands[writers[0]!.by]!;
+  if (c.redirects.some((r) => r.access === 'write' && (r.op === '>>' || r.op === '&>>'))) return { text: null };
+  const name = programName(c);
+  if (name === 'cat' || name === 'tee') {
+    if (c.argv.length > (name === 'tee' ? 2 : 1)) return { text: null };
+    return { text: staticStdinText(c) };
+  }
+  if (name === 'echo' || name === 'printf') {
+    const args = c.argv.slice(1).map((w) => staticValue(w));
+    if (args.some((a) => a === null)) return { text: null };
+    if (name === 'echo' && !(args[0] ?? '').startsWith('-')) return { text: `${args.join(' ')}\n` };
+    if (name === 'printf' && args[0] === '%s' && args.length === 2) return { text: args[1]! };
+  }
+  return { text: null };
 }
 
 /** The path a command runs as a program or script (argv[0] when it is a path, or an interpreter's script). */
@@ -1328,87 +1353,6 @@ export function shellInWord(v: string): string | null {
 
 const cut = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-/** Extra programs that take inline code through flags the generic table does not cover. */
-const INLINE_REASON = 'Inline interpreter code can do anything the user can (delete, read secrets, reach the network); put it in a script file inside the project so it can be reviewed, or ask the user.';
-
-const inlineCode_ = defineShellRule({
-  id: 'exec.inline-code',
-  // soft: inline code is a common and often legitimate agent habit, but it escapes every command rule; a
-  // person (or the judge) reads it. Trivially harmless code (print, JSON munging) is exec.inline-harmless's.
-  tier: 'soft_deny',
-  reason: INLINE_REASON,
-  programs: [...INTERPRETER_PROGRAMS, ...Object.keys(OTHER_CODE_FLAGS)],
-  examples: {
-    match: [
-      'python3 -c "import os; os.remove(\'x\')"',
-      'node -e "require(\'fs\').rmSync(\'dist\', {recursive: true})"',
-      'perl -e \'unlink glob "*"\'',
-      'ruby -e \'File.delete("x")\'',
-      'php -r \'unlink("x");\'',
-      'python3 - <<\'EOF\'\nimport shutil\nshutil.rmtree("build")\nEOF',
-      'Rscript -e \'unlink("data", recursive=TRUE)\'',
-      'osascript -e \'tell application "Finder" to delete every item\'',
-      'lua -e \'os.remove("x")\'',
-      'python3.12 -Ic "import subprocess; subprocess.run([\'ls\'])"',
-    ],
-    notMatch: ['python3 script.py', 'node index.js', 'python3 -c "print(1 + 2)"', 'perl -pe \'s/foo/bar/g\' file.txt', 'python3 --version'],
-  },
-  match(cmd, ctx) {
-    const inv = invocation(cmd);
-    if (!inv || inv.family === 'shell' || inv.infoOnly) return null;
-    if (inv.family === 'pwsh' && inv.encoded) return null; // exec.encoded-command
-    let code: string | null = null;
-    if (inv.codes.length > 0) code = inlineCode(inv);
-    else if (inv.stdinCode) {
-      const s = cmd.stdin;
-      if (s.kind === 'tty' || s.kind === 'file') return null; // a REPL (exec.interactive-shell) or `python < file.py`
-      code = staticStdinText(cmd);
-    } else if (inv.family === 'ruby' && inv.values.get('r') === 'un') {
-      return null; // `ruby -run -e httpd`: net.listener
-    } else return null;
-    if (code !== null && inlineIsHarmless(inv, code, ctx)) return null;
-    return { subject: cut(code ?? cmd.text) };
-  },
-});
-
-const inlineHarmless = defineShellRule({
-  id: 'exec.inline-harmless',
-  // soft: code that can only compute and print (a closed list of names and modules, no file, process, network
-  // or reflection access) is graded below exec.inline-code but not allowed: issue 2 lists inline interpreter
-  // code among what the built-in rules hold back, and a checker of code is never as sure as a reader. The
-  // separate id lets a policy allow exactly this class (`rules: { exec.inline-harmless: allow }`).
-  tier: 'soft_deny',
-  reason: 'Inline code that only seems to compute and print; a person (or the judge) glances at it. Put longer code in a script file in the project.',
-  programs: [...INTERPRETER_PROGRAMS, ...Object.keys(OTHER_CODE_FLAGS)],
-  examples: {
-    match: [
-      'python3 -c "print(\'hello\')"',
-      'python3 -c "import json,sys; print(json.load(sys.stdin)[\'version\'])"',
-      'node -e "console.log(1 + 2)"',
-      'node -p "require(\'./package.json\').version"',
-      'perl -pe \'s/foo/bar/g\' notes.txt',
-      'ruby -e "puts \'ok\'"',
-    ],
-    notMatch: [
-      'python3 -c "print(open(\'/etc/passwd\').read())"',
-      'python3 -c "import os; print(os.environ)"',
-      'node -e "console.log(process.env)"',
-      'node -e "[][\'constructor\'][\'constructor\'](\'return process\')()"',
-      'python3 -c "print(f\'{__import__(\\"os\\").getcwd()}\')"',
-      'perl -pe \'s/x/`id`/e\' f',
-    ],
-  },
-  match(cmd, ctx) {
-    const inv = invocation(cmd);
-    if (!inv || inv.family === 'shell' || inv.family === 'pwsh' || inv.infoOnly) return null;
-    let code: string | null = null;
-    if (inv.codes.length > 0) code = inlineCode(inv);
-    else if (inv.stdinCode) code = staticStdinText(cmd);
-    if (code === null) return null;
-    return inlineIsHarmless(inv, code, ctx) ? { subject: cut(code) } : null;
-  },
-});
-
 const encodedCommand = defineShellRule({
   id: 'exec.encoded-command',
   // hard: a base64-encoded PowerShell command exists to hide what runs; nothing an agent needs is written that way.
@@ -1531,7 +1475,6 @@ const spawnsShell = defineShellRule({
       'man \'-H/bin/sh #\' man',
       'perf stat /bin/sh',
       'rsync -e \'sh -c "sh 0<&2 1>&2"\' x:x',
-      'npm exec /bin/sh',
       'zip x.zip a.txt -T -TT \'/bin/sh #\'',
       'aa-exec /bin/sh',
       'split --filter=\'/bin/sh -i\' /etc/hosts',
@@ -1878,7 +1821,7 @@ const runProjectScript = defineShellRule({
     if (!v0.includes('/') && !inv) return null;
     const info = ctx.path(p);
     const c = info.classes;
-    if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;
+    if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('agent-instructions') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;
     if (info.abs && lineWrites(analysis, ctx).some((wr) => wr.abs === info.abs)) return null;
     if (preloadsOutsideProject(cmd, ctx)) return null;
     return { subject: p };
@@ -1951,7 +1894,12 @@ const writeThenRun = defineShellRule({
     if (writes.length === 0) return null;
     if (p !== null) {
       const info = ctx.path(p);
-      if (info.abs && writes.some((w) => w.abs === info.abs && w.by !== cmd.id)) return { subject: p };
+      if (info.abs && writes.some((w) => w.abs === info.abs && w.by !== cmd.id)) {
+        // A Python or JavaScript script whose text the line shows is read by the inline-code rules instead.
+        const fam = invocation(cmd)?.family;
+        if ((fam === 'python' || fam === 'node' || fam === 'deno' || fam === 'bun') && writtenScript(info.abs, cmd, analysis, ctx)?.text != null) return null;
+        return { subject: p };
+      }
     }
     if (name !== null && BUILD_TOOLS.has(name)) {
       const hit = writes.find((w) => w.by !== cmd.id && BUILD_CONFIG_FILES.has(basename(w.abs).toLowerCase()));
@@ -2053,7 +2001,7 @@ const envHook = defineShellRule({
 });
 
 export const rules: Rule[] = [
-  inlineCode_, inlineHarmless, encodedCommand, awkSystem, sedExec, findExec, spawnsShell, editorCommand, gitConfigExec,
+  encodedCommand, awkSystem, sedExec, findExec, spawnsShell, editorCommand, gitConfigExec,
   tarExec, zipExec, interactiveShell, runProjectScript, writeThenRun, envHook,
 ];
 

@@ -77,24 +77,81 @@ const READ_TOOLS = ['read', 'search', 'mcp'] as const;
 
 const shown = (t: FileTarget) => (t.info.abs && t.info.abs !== t.info.input ? `${t.info.input} (${t.info.abs})` : t.info.input);
 
+/** Frontmatter keys by which an instruction file (slash command, subagent, skill) grants tools or hooks. */
+const GRANT_KEY = /^[ \t]*(allowed-tools|allowedTools|allowed_tools|permissionMode|permission-mode|hooks|mcpServers|mcp-servers)[ \t]*:/m;
+
+/**
+ * The permission-granting key a write puts into an instruction file's frontmatter, or null. A Write is read
+ * in its leading `---` block; an edit's new text counts when it adds such a key line its old text lacked
+ * (where in the file the edit lands is not known here; a key line is frontmatter-shaped enough to ask).
+ */
+export function grantedInFrontmatter(call: ToolCall): string | null {
+  const input = call.input;
+  const content = input['content'] ?? input['new_source'];
+  if (typeof content === 'string') {
+    const fm = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---/.exec(content);
+    return fm ? (GRANT_KEY.exec(fm[1]!)?.[1] ?? null) : null;
+  }
+  const pairs: [unknown, unknown][] = [[input['old_string'], input['new_string']]];
+  const edits = input['edits'];
+  if (Array.isArray(edits)) for (const e of edits) if (e && typeof e === 'object') pairs.push([(e as Record<string, unknown>)['old_string'] ?? (e as Record<string, unknown>)['oldText'], (e as Record<string, unknown>)['new_string'] ?? (e as Record<string, unknown>)['newText']]);
+  for (const [oldText, newText] of pairs) {
+    if (typeof newText !== 'string') continue;
+    const added = GRANT_KEY.exec(newText)?.[1];
+    if (added !== undefined && !(typeof oldText === 'string' && new RegExp(`^[ \\t]*${added}[ \\t]*:`, 'm').test(oldText))) return added;
+  }
+  return null;
+}
+
 /** Paths in /etc whose contents are password hashes: readable only to break them. */
 const SYSTEM_SECRET_FILES = /^\/(?:private\/)?etc\/(?:shadow|gshadow|master\.passwd)-?$/;
 
 export const rules: Rule[] = [
   defineToolRule({
+    id: 'file.write-agent-instructions',
+    // soft_deny: instruction and memory files (CLAUDE.md, AGENTS.md, .cursor/rules, slash commands, skills) are
+    // what users ask agents to edit, so a person confirms rather than a hard refusal; but what an agent reads
+    // as standing orders deserves a look. hard_deny when the change grants permissions through frontmatter
+    // (`allowed-tools`, `permissionMode`, `hooks`, `mcpServers`): that changes what the agent may do.
+    tier: 'hard_deny',
+    reason: 'This changes the agent\'s standing instructions (CLAUDE.md, AGENTS.md, rules, commands); confirm with the user.',
+    tools: WRITE_TOOLS,
+    match(call, ctx) {
+      for (const t of fileTargets(call, ctx)) {
+        if (t.access !== 'write' || !t.info.classes.has('agent-instructions')) continue;
+        const grant = grantedInFrontmatter(call);
+        if (grant !== null) return { subject: t.info.input, reason: `${shown(t)} would grant the agent \`${grant}\` through its frontmatter; permissions are the user's to give. Tell the user what to change instead.` };
+        return { tier: 'soft_deny', subject: t.info.input, reason: `${shown(t)} holds the agent's standing instructions; confirm the change with the user.` };
+      }
+      return null;
+    },
+    examples: {
+      match: [
+        { tool: 'Edit', input: { file_path: '/home/dev/project/CLAUDE.md', old_string: 'a', new_string: 'b' } },
+        { tool: 'Write', input: { file_path: 'sub/AGENTS.md', content: '# Notes' } },
+        { tool: 'Write', input: { file_path: '.cursor/rules/style.mdc', content: 'Use tabs.' } },
+        { tool: 'Write', input: { file_path: '.claude/commands/ship.md', content: '---\nallowed-tools: Bash(git push:*)\n---\nPush it.' } },
+      ],
+      notMatch: [
+        { tool: 'Write', input: { file_path: 'docs/claude-notes.md', content: '' } },
+        { tool: 'Write', input: { file_path: '.claude/settings.json', content: '{}' } },
+        { tool: 'Read', input: { file_path: 'CLAUDE.md' } },
+      ],
+    },
+  }),
+  defineToolRule({
     id: 'file.write-agent-config',
     // hard_deny: an agent rewriting its own hooks, settings or instructions is the classic self-modification;
     // whatever it wants there, the user makes that change, not the agent.
     tier: 'hard_deny',
-    reason: 'Agent configuration (hooks, settings, instructions, MCP servers) is off-limits to the agent; tell the user what to change instead.',
+    reason: 'Agent configuration (hooks, settings, permissions, MCP servers) is off-limits to the agent; tell the user what to change instead.',
     tools: WRITE_TOOLS,
-    match: pathRule('write', ['agent-config'], (t) => `${shown(t)} is agent configuration (hooks, settings, instructions); an agent may not change its own rules. Tell the user what to change instead.`),
+    match: pathRule('write', ['agent-config'], (t) => `${shown(t)} is agent configuration (hooks, settings, permissions, MCP servers); an agent may not change its own rules. Tell the user what to change instead.`),
     examples: {
       match: [
         { tool: 'Write', input: { file_path: '.claude/settings.json', content: '{}' } },
-        { tool: 'Edit', input: { file_path: '/home/dev/project/CLAUDE.md', old_string: 'a', new_string: 'b' } },
         { tool: 'write_file', input: { file_path: '~/.gemini/settings.json', content: '{}' } },
-        { tool: 'Write', input: { file_path: 'sub/AGENTS.md', content: '' } },
+        { tool: 'Write', input: { file_path: '.claude/hooks/pre.sh', content: '' } },
         { tool: 'mcp__filesystem__write_file', input: { path: '/home/dev/project/.mcp.json', content: '{}' } },
       ],
       notMatch: [
@@ -266,7 +323,8 @@ export const rules: Rule[] = [
       'write',
       ['outside'],
       (t) => `${shown(t)} is outside the project; a person has to confirm writes there (temp directories are fine).`,
-      (t) => t.vouch && !t.info.classes.has('null-device'),
+      // The agent's own plan files (~/.claude/plans) are its scratch paper, wherever they sit.
+      (t) => t.vouch && !t.info.classes.has('null-device') && !t.info.classes.has('agent-plan'),
     ),
     examples: {
       match: [
@@ -306,7 +364,7 @@ export const rules: Rule[] = [
       const targets = fileTargets(call, ctx);
       if (targets.length === 0 || targets.some((t) => !t.vouch || t.access !== 'write')) return null;
       const ok = targets.every(
-        (t) => !t.info.classes.has('dynamic') && (t.info.classes.has('project') || t.info.classes.has('temp')),
+        (t) => !t.info.classes.has('dynamic') && (t.info.classes.has('project') || t.info.classes.has('temp') || t.info.classes.has('agent-plan')),
       );
       return ok ? { subject: targets.map((t) => t.info.input).join(', ') } : null;
     },

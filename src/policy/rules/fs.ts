@@ -271,7 +271,7 @@ function verb(t: PathTarget): string {
   return 'Writing';
 }
 
-const RISKY_FOR_ALLOW = ['root', 'system', 'device', 'credentials', 'shell-init', 'persistence', 'agent-config', 'asimov-config', 'protected', 'dynamic', 'home', 'home-root', 'outside'] as const;
+const RISKY_FOR_ALLOW = ['root', 'system', 'device', 'credentials', 'shell-init', 'persistence', 'agent-config', 'agent-instructions', 'asimov-config', 'protected', 'dynamic', 'home', 'home-root', 'outside'] as const;
 
 /** A target the everyday file operations may touch without asking. */
 function benign(t: PathTarget): boolean {
@@ -550,7 +550,7 @@ function findDeleteHit(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis)
  * `system`: links to the system's programs (`.venv/bin/python -> /usr/bin/python3`) are how tools get installed,
  * and writes to system paths need privileges the agent should not have.
  */
-const LINK_SENSITIVE = ['shell-init', 'persistence', 'agent-config', 'asimov-config', 'credentials'] as const;
+const LINK_SENSITIVE = ['shell-init', 'persistence', 'agent-config', 'agent-instructions', 'asimov-config', 'credentials'] as const;
 
 export const rules: Rule[] = [
   // Soft: a link from where the agent may write to a shell init file, a credential store or agent configuration
@@ -913,7 +913,7 @@ export const rules: Rule[] = [
     },
     match: (cmd, ctx, analysis) => {
       const t = firstTarget(cmd, ctx, analysis, (x) =>
-        !DELETE_HOWS.has(x.how) && x.info.abs === null && !has(x.info, 'project', 'temp', 'home', 'home-root', 'outside', 'system', 'root', 'credentials', 'shell-init', 'persistence', 'agent-config', 'asimov-config', 'device'));
+        !DELETE_HOWS.has(x.how) && x.info.abs === null && !has(x.info, 'project', 'temp', 'home', 'home-root', 'outside', 'system', 'root', 'credentials', 'shell-init', 'persistence', 'agent-config', 'agent-instructions', 'asimov-config', 'device'));
       return t ? { reason: `${verb(t)} ${t.path}, a path only known at run time (via ${t.how}); a person should check where it lands.`, subject: t.path } : null;
     },
   }),
@@ -968,7 +968,7 @@ export const rules: Rule[] = [
       // writes; the path classifier resolves symlinks, so a link to a device is still a device.
       if (!deviceish && ops.length > 0 && ops.every((w) => {
         const c = ctx.path(w.value).classes;
-        return (c.has('project') || c.has('temp')) && !c.has('device') && !c.has('outside') && !c.has('credentials') && !c.has('agent-config') && !c.has('asimov-config') && !c.has('protected');
+        return (c.has('project') || c.has('temp')) && !c.has('device') && !c.has('outside') && !c.has('credentials') && !c.has('agent-config') && !c.has('agent-instructions') && !c.has('asimov-config') && !c.has('protected');
       })) {
         return { tier: 'allow', reason: 'Formats an image file inside the project or a temp directory, not a device.' };
       }

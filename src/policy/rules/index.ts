@@ -9,6 +9,7 @@ import { rules as db } from './db.ts';
 import { rules as net } from './net.ts';
 import { rules as secrets } from './secrets.ts';
 import { rules as exec } from './exec.ts';
+import { rules as inlineCode } from './inline-code.ts';
 import { rules as obfuscation } from './obfuscation.ts';
 import { rules as supply } from './supply.ts';
 import { rules as selfmod } from './selfmod.ts';
@@ -16,10 +17,14 @@ import { rules as dev } from './dev.ts';
 import { rules as files } from './files.ts';
 import { rules as web } from './web.ts';
 import { rules as mcp } from './mcp.ts';
+import { rules as dlp } from './dlp.ts';
+import { rules as where } from './where.ts';
+import { rules as mass } from './mass.ts';
 import { rules as content } from './content.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
-  ...exec, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
+  ...exec, ...inlineCode, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
+  ...dlp, ...where, ...mass,
   ...content,
 ];

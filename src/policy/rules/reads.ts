@@ -103,7 +103,7 @@ const GREP_LONG = [
 export const READER_PROGRAMS: ReadonlySet<string> = new Set([
   ...ALL_OPERANDS, ...GREP_LIKE, 'sed', 'awk', 'gawk', 'mawk', 'nawk', 'jq', 'gojq', 'jaq', 'cp', 'install', 'ditto', 'tar',
   'bsdtar', 'gtar', 'zip', '7z', '7za', '7zz', 'rar', 'dd', 'openssl', 'ssh-keygen', 'scp', 'rsync', 'curl', 'wget', 'http',
-  'https', 'xh', 'xhs', 'socat', 'gh', 'git',
+  'https', 'xh', 'xhs', 'socat', 'gh', 'git', 'xargs',
 ]);
 
 /** Every file a command reads, classified. Never throws; dynamic paths are classified as dynamic. Cached per command. */
@@ -238,6 +238,18 @@ function computeReadTargets(cmd: SimpleCommand, ctx: RuleContext): ReadTarget[] 
       if (prog !== 'zip' && val(args[0]) !== 'a' && val(args[0]) !== 'u') return out;
       const ops = operandsOf(args.slice(start), prog === 'zip' ? 'bnPtx' : '', []);
       for (const w of ops.slice(1)) add(w, prog);
+      return out;
+    }
+    case 'xargs': {
+      // `xargs -a FILE` reads its arguments from FILE (and with no command, echoes them: a `cat`).
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i]!.value;
+        if (v === '--') break;
+        if ((v === '-a' || v === '--arg-file') && args[i + 1]) add(args[i + 1]!, 'xargs');
+        else if (v.startsWith('--arg-file=')) add(args[i]!, 'xargs', (val(args[i]!) ?? v).slice(11));
+        else if (/^-[0rtpx]*a./.test(v)) add(args[i]!, 'xargs', (val(args[i]!) ?? v).replace(/^-[0rtpx]*a/, ''));
+        else if (!v.startsWith('-')) break; // the command xargs runs
+      }
       return out;
     }
     case 'dd':

@@ -31,9 +31,6 @@ function isWildcard(t: PathTarget): boolean {
   return /[*?[]/.test(last);
 }
 
-/** Instruction files the agent reads as guidance (memory), as opposed to settings, hooks and permissions. */
-const INSTRUCTION_DOC = /(^|\/)(claude\.md|claude\.local\.md|agents\.md|agents\.override\.md|gemini\.md|qwen\.md|\.cursorrules|\.windsurfrules|\.clinerules|copilot-instructions\.md)$|\/\.github\/instructions\//i;
-
 /** Agent CLIs managing their own configuration: `claude mcp add`, `claude config set`… */
 const AGENT_CLIS = ['claude', 'gemini', 'codex', 'qwen', 'cursor-agent', 'opencode', 'amp', 'goose', 'aider', 'copilot', 'crush', 'droid'] as const;
 const CONFIG_VERBS = new Set(['add', 'add-json', 'remove', 'rm', 'set', 'unset', 'reset-project-choices', 'add-from-claude-desktop', 'install', 'uninstall', 'enable', 'disable', 'login', 'logout']);
@@ -166,10 +163,11 @@ export const rules: Rule[] = [
         const h = agentCliHit(cmd);
         if (h) return h;
       }
-      const t = firstTarget(cmd, ctx, analysis, (x) => has(x.info, 'agent-config'));
+      // Configuration first: a line that writes both CLAUDE.md and settings.json is judged by the settings.
+      const t = firstTarget(cmd, ctx, analysis, (x) => has(x.info, 'agent-config')) ?? firstTarget(cmd, ctx, analysis, (x) => has(x.info, 'agent-instructions'));
       if (!t) return null;
       if (isWildcard(t)) return { tier: 'soft_deny', subject: t.path, reason: `The pattern ${t.path} may match the agent's own configuration (.claude, .cursor…); name the files you mean.` };
-      const doc = INSTRUCTION_DOC.test(t.info.abs ?? t.path) || INSTRUCTION_DOC.test(t.path);
+      const doc = !has(t.info, 'agent-config');
       return {
         tier: doc ? 'soft_deny' : 'hard_deny',
         subject: t.path,

@@ -92,80 +92,10 @@ export function has(info: PathInfo, ...classes: PathClass[]): boolean {
 
 const DYN_DIR = '\u0000dynamic';
 
-/**
- * The directory a command runs in after the `cd`/`pushd` commands that come before it in the line, or null
- * when none does (ctx.cwd applies). DYN_DIR when a `cd` target is only known at run time. Control flow is
- * ignored: a `cd` inside a subshell that has ended still counts. That can only move a relative path from
- * the project to where the `cd` pointed, so the worst mistake is judging a project-relative removal by the
- * other directory; absolute paths and `~` are never affected.
- */
-function cdDir(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis | undefined): string | null {
-  if (!analysis) return null;
-  const facts = lineFacts(analysis);
-  if (facts.cds.length === 0) return null;
-  const here = order(cmd, analysis);
-  const cds = facts.cds.filter((c) => before(order(c, analysis), here));
-  if (cds.length === 0) return null;
-  if (cds.length > 1) cds.sort((a, b) => (before(order(a, analysis), order(b, analysis)) ? -1 : 1));
-  let cur: string | null = null;
-  for (const c of cds) {
-    const name = programName(c);
-    if (name === 'popd') {
-      cur = DYN_DIR;
-      continue;
-    }
-    const words = c.argv.slice(1).filter((w) => !/^-[LPe@]+$/.test(w.value));
-    const target = words[0];
-    if (!target) {
-      cur = ctx.home;
-      continue;
-    }
-    const v = staticValue(target);
-    if (v === null || v === '-' || target.glob) {
-      cur = DYN_DIR;
-      continue;
-    }
-    if (v.startsWith('/') || v.startsWith('~') || v.startsWith('$')) {
-      const info = ctx.path(v);
-      cur = info.abs ?? DYN_DIR;
-      continue;
-    }
-    if (cur === DYN_DIR) continue;
-    cur = posix.resolve(cur ?? ctx.cwd, v);
-  }
-  return cur;
-}
-
-/**
- * Where a command stands in the line: the ids from its outermost wrapper down to itself. Unwrapped commands are
- * appended to the analysis after everything else, so `builtin cd ..; rm x` must be ordered by the wrapper's id.
- */
-function order(cmd: SimpleCommand, analysis: Analysis): number[] {
-  const chain = [cmd.id];
-  let w = cmd.wrappedBy;
-  let guard = 0;
-  while (w !== undefined && guard++ < 64) {
-    chain.unshift(w);
-    w = analysis.commands[w]?.wrappedBy;
-  }
-  return chain;
-}
-
-/** Lexicographic order of two positions; a wrapper comes before what it wraps. */
-function before(a: readonly number[], b: readonly number[]): boolean {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i]! !== b[i]!) return a[i]! < b[i]!;
-  }
-  return a.length < b.length;
-}
-
 const REASSIGNABLE: ReadonlySet<string> = new Set(['HOME', 'TMPDIR', 'PWD']);
-const CD_PROGRAMS: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd', 'chdir']);
 const DECLARERS: ReadonlySet<string> = new Set(['export', 'declare', 'typeset', 'local', 'readonly', 'read', 'env', 'printf', 'mapfile', 'for']);
 
 interface LineFacts {
-  /** The commands that change directory. */
-  cds: SimpleCommand[];
   /**
    * Which of HOME, TMPDIR and PWD the line assigns anywhere (`export HOME=/`, `TMPDIR=/ bash -c …`, `read HOME`).
    * The path classifier expands those to the real directories; once the line changes them that is wrong, so
@@ -180,14 +110,12 @@ const factsCache = new WeakMap<Analysis, LineFacts>();
 function lineFacts(analysis: Analysis): LineFacts {
   const hit = factsCache.get(analysis);
   if (hit) return hit;
-  const cds: SimpleCommand[] = [];
   let changed: Set<string> | null = null;
   for (const c of analysis.commands) {
     for (const a of c.assignments) if (REASSIGNABLE.has(a.name)) (changed ??= new Set()).add(a.name);
     const n = programName(c);
     if (n === null) continue;
-    if (CD_PROGRAMS.has(n)) cds.push(c);
-    else if (DECLARERS.has(n)) {
+    if (DECLARERS.has(n)) {
       for (const w of c.argv) {
         const eq = w.value.indexOf('=');
         const name = eq >= 0 ? w.value.slice(0, eq) : w.value;
@@ -195,7 +123,7 @@ function lineFacts(analysis: Analysis): LineFacts {
       }
     }
   }
-  const facts: LineFacts = { cds, changed: changed ?? EMPTY_SET };
+  const facts: LineFacts = { changed: changed ?? EMPTY_SET };
   factsCache.set(analysis, facts);
   return facts;
 }
@@ -229,7 +157,7 @@ class TargetBuilder {
 
   constructor(
     private readonly ctx: RuleContext,
-    private readonly cmd: SimpleCommand,
+    cmd: SimpleCommand,
     private readonly analysis: Analysis | undefined,
     private readonly base: string | null = null,
   ) {
@@ -241,7 +169,9 @@ class TargetBuilder {
   }
 
   private line(): { cd: string | null; changed: ReadonlySet<string> } {
-    this.facts ??= { cd: cdDir(this.cmd, this.ctx, this.analysis), changed: reassigned(this.analysis) };
+    // Where the command runs (cd, env -C, links) is the context's business now (shell/cwd.ts, policy/workdir.ts):
+    // relative paths and $PWD resolve against ctx.cwd.
+    this.facts ??= { cd: null, changed: reassigned(this.analysis) };
     return this.facts;
   }
 
@@ -657,6 +587,26 @@ function destOf(p: ParsedArgs, flag = 't'): { dest: Word | null; sources: Word[]
   return { dest: null, sources: p.operands };
 }
 
+/**
+ * `cp -t DIR a b`, `cp a b DIR/`, `install x ~`: the files written are DIR/basename(source), which the rules must
+ * see by name (`cp -t ~ .bashrc` writes ~/.bashrc). DEST counts as a directory when -t names it, when there are
+ * several sources, or when it can only be one (`.`, `..`, `~`, a trailing slash). -T says it is not.
+ */
+function intoDir(b: TargetBuilder, p: ParsedArgs, dest: Word, sources: readonly Word[], how: string): void {
+  if (p.flags.has('T') || sources.length === 0) return;
+  const d = staticValue(dest);
+  if (d === null) return;
+  const isDir = p.flags.has('t') || sources.length > 1 || d.endsWith('/') || d === '.' || d === '..' || d === '~' || d.endsWith('/.') || d.endsWith('/..');
+  if (!isDir) return;
+  for (const s of sources) {
+    const v = staticValue(s);
+    if (v === null) continue;
+    const name = posix.basename(v.replace(/\/+$/, ''));
+    if (name === '' || name === '.' || name === '..' || name === '~') continue;
+    b.add(derived(dest, `${d.replace(/\/+$/, '')}/${name}`), how, 'write');
+  }
+}
+
 function chmodLike(modeFirst: boolean, spec: ArgSpec | null): Collector {
   return (cmd, b, words) => {
     const how = programName(cmd) ?? 'chmod';
@@ -777,12 +727,16 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     for (const o of parseArgs(w, {}).operands) b.add(o, 'sponge', 'write');
   },
   cp: (_c, b, w) => {
-    const { dest } = destOf(parseArgs(w, CP_SPEC));
+    const p = parseArgs(w, CP_SPEC);
+    const { dest, sources } = destOf(p);
     if (dest) b.add(dest, 'cp', 'write');
+    if (dest) intoDir(b, p, dest, sources, 'cp');
   },
   mv: (_c, b, w) => {
-    const { dest, sources } = destOf(parseArgs(w, CP_SPEC));
+    const p = parseArgs(w, CP_SPEC);
+    const { dest, sources } = destOf(p);
     if (dest) b.add(dest, 'mv', 'write');
+    if (dest) intoDir(b, p, dest, sources, 'mv');
     for (const s of sources) b.add(s, 'mv', 'delete');
   },
   install: (_c, b, w) => {
@@ -791,8 +745,9 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
       for (const o of p.operands) b.add(o, 'install', 'write');
       return;
     }
-    const { dest } = destOf(p);
+    const { dest, sources } = destOf(p);
     if (dest) b.add(dest, 'install', 'write');
+    if (dest) intoDir(b, p, dest, sources, 'install');
   },
   ln: (_c, b, w) => {
     const p = parseArgs(w, LN_SPEC);

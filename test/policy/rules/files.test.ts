@@ -10,6 +10,7 @@ import { maxTier, type Tier, type ToolCall } from '../../../src/core/types.ts';
 import { createRuleContext, type RuleContextOptions } from '../../../src/policy/context.ts';
 import type { RuleContext, RuleExample, ToolRule } from '../../../src/policy/rule.ts';
 import { rules as fileRules } from '../../../src/policy/rules/files.ts';
+import { tierTable } from '../../helpers/rule-tester.ts';
 import { rules as webRules } from '../../../src/policy/rules/web.ts';
 import { rules as mcpRules } from '../../../src/policy/rules/mcp.ts';
 import { testRuleExamples } from '../../helpers/rule-tester.ts';
@@ -162,3 +163,25 @@ describe('finding subjects and reasons', () => {
 
 // Every example again, through the whole pipeline with the full recommended pack.
 testRuleExamples(fileRules);
+
+// Instructions are not controls (issue "Calibrated on real agent traffic", part 6): what an agent is asked to
+// do is soft, what it may do stays hard, its own plan files are its scratch paper. The attacks that must keep
+// their tier: hooks, settings, MCP definitions, and an instruction file that grants tools through frontmatter.
+tierTable('agent instructions, configuration and plans', [
+  [{ tool: 'Edit', input: { file_path: 'CLAUDE.md', old_string: '## Build', new_string: '## Build\nRun npm test first.' } }, 'soft_deny'],
+  [{ tool: 'Write', input: { file_path: 'AGENTS.md', content: '# Agents\n' } }, 'soft_deny'],
+  [{ tool: 'Write', input: { file_path: '.cursor/rules/style.mdc', content: 'Use tabs.' } }, 'soft_deny'],
+  [{ tool: 'Write', input: { file_path: '.claude/commands/review.md', content: '---\ndescription: Review\n---\nReview the diff.' } }, 'soft_deny'],
+  [{ tool: 'Write', input: { file_path: '.claude/commands/ship.md', content: '---\nallowed-tools: Bash(git push:*), Bash(curl:*)\n---\nShip it.' } }, 'hard_deny'],
+  [{ tool: 'Edit', input: { file_path: '.claude/agents/fixer.md', old_string: 'tools: Read', new_string: 'tools: Read\npermissionMode: bypassPermissions' } }, 'hard_deny'],
+  [{ tool: 'Write', input: { file_path: '~/.claude/plans/brave-otter.md', content: '# Plan\n1. Read the code' } }, 'allow'],
+  [{ tool: 'Write', input: { file_path: '.cursor/plans/refactor.plan.md', content: '# Plan' } }, 'allow'],
+  [{ tool: 'Write', input: { file_path: '.claude/settings.json', content: '{"hooks":{}}' } }, 'hard_deny'],
+  [{ tool: 'Write', input: { file_path: '.claude/hooks/pre.sh', content: 'exit 0' } }, 'hard_deny'],
+  [{ tool: 'Write', input: { file_path: '.mcp.json', content: '{"mcpServers":{}}' } }, 'hard_deny'],
+  [{ tool: 'Write', input: { file_path: '~/.claude/plans/../settings.json', content: '{}' } }, 'hard_deny'],
+  ['echo "- run the linter before committing" >> CLAUDE.md', 'soft_deny'],
+  ['echo "{}" > .claude/settings.json', 'hard_deny'],
+  ['echo x >> CLAUDE.md && echo "{}" > .claude/settings.local.json', 'hard_deny'],
+  ['rm .claude/commands/old.md', 'soft_deny'],
+]);

@@ -38,11 +38,12 @@ tierTable('a flag never hides the file a tool writes', [
 ]);
 
 // A link made and written through in one line: nothing exists to resolve when the line is checked (found in
-// review: allowed before as file operations in the project).
+// review: allowed before as file operations in the project). The write through the link now gets the direct
+// spelling's tier (shell/cwd.ts follows links made earlier in the line): `echo y >> ~/.bashrc` is hard_deny.
 tierTable('a link to a sensitive file is never an everyday file operation', [
-  ['ln -s ~/.bashrc x && echo y >> x', 'soft_deny'],
+  ['ln -s ~/.bashrc x && echo y >> x', 'hard_deny'],
   ['ln ~/.bashrc notes.txt', 'soft_deny'],
-  ['ln -sf ~/.ssh/authorized_keys keys && cat key.pub >> keys', 'soft_deny'],
+  ['ln -sf ~/.ssh/authorized_keys keys && cat key.pub >> keys', 'hard_deny'],
   ['ln -s ../shared/config.js config.js', 'allow'],
 ]);
 

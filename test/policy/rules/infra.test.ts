@@ -43,7 +43,8 @@ tierTable('changing live infrastructure is soft_deny', [
   ['kubectl edit deploy web', 'soft_deny'],
   ['kubectl scale deploy/web --replicas=3', 'soft_deny'],
   ['helm upgrade --install web ./chart', 'soft_deny'],
-  ['helm uninstall web -n prod', 'soft_deny'],
+  // A destructive command in a namespace named as production is infra.protected-destroy (rules/mass.ts).
+  ['helm uninstall web -n prod', 'hard_deny'],
   ['aws ec2 terminate-instances --instance-ids i-123', 'soft_deny'],
   ['aws s3 rm s3://bucket/file.txt', 'soft_deny'],
   ['aws s3 sync ./site s3://bucket --delete', 'soft_deny'],
