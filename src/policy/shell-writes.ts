@@ -526,15 +526,26 @@ function writesOf(cmd: SimpleCommand, flow: Flow): ShellWrite[] {
     const base = { info: t.info, path: t.path };
     if (t.how === 'cp' || t.how === 'mv' || t.how === 'install' || t.how === 'ln') {
       if (name === null) continue;
+      // writes.ts names DIR/basename(source) beside DIR when DEST is certainly a directory: the files are those.
+      const dirPrefix = t.path.replace(/\/+$/, '') + '/';
+      if (targets.some((x) => x !== t && x.how === t.how && x.path.startsWith(dirPrefix))) continue;
       copySources ??= copySourcesOf(cmd, name);
-      const intoDir = copySources.length > 1 || t.path.endsWith('/') || isDirectory(t.info, flow);
-      for (const src of copySources) {
+      let src: Word | undefined;
+      let info = t.info;
+      let path = t.path;
+      if (copySources.length === 1) {
+        src = copySources[0]!;
+        // A single source onto an existing directory lands inside it (only the disk can tell).
         const srcName = staticValue(src);
-        const path = intoDir ? posix.join(t.path, posix.basename(srcName ?? 'x')) : t.path;
-        const info: PathInfo = !intoDir ? t.info : srcName === null ? { input: path, abs: null, classes: new Set(['dynamic']) } : flow.ctx.path(path);
-        if (!wanted(info, path)) continue;
-        out.push({ info, path, mode: 'replace', text: fileText(src, cmd, flow), how: t.how });
+        if (srcName !== null && isDirectory(t.info, flow)) {
+          path = posix.join(t.path, posix.basename(srcName));
+          info = flow.ctx.path(path);
+        }
+      } else {
+        src = copySources.find((w) => { const v = staticValue(w); return v !== null && posix.basename(v.replace(/\/+$/, '')) === posix.basename(t.path); });
       }
+      if (!wanted(info, path)) continue;
+      out.push({ info, path, mode: 'replace', text: src ? fileText(src, cmd, flow) : UNKNOWN, how: t.how });
       continue;
     }
     if (!wanted(t.info, t.path)) continue;
