@@ -26,6 +26,11 @@ export interface ClaudePayload {
   sessionId?: string;
   toolUseId?: string;
   transcriptPath?: string;
+  /**
+   * What the policy judges: the tool's input, or for `SlashCommand` naming an MCP prompt the prompt request it
+   * sends (core/tools.ts claudeMcpRequest). The audit keeps this, with the client's tool name.
+   */
+  judgedInput?: Record<string, unknown>;
   /** Whether asimov maps this tool name (a Claude Code tool, an MCP tool or a known internal one). */
   knownTool: boolean;
   normalizedTool: string;
@@ -91,6 +96,7 @@ export function parseClaudePayload(v: unknown, defaultCwd: string): ClaudePayloa
     event: event as ClaudeEvent,
     toolName,
     toolInput,
+    judgedInput: norm.input ?? toolInput,
     cwd,
     knownTool: norm.known,
     normalizedTool: norm.tool,
@@ -102,7 +108,7 @@ export function parseClaudePayload(v: unknown, defaultCwd: string): ClaudePayloa
 }
 
 export function claudeToolCall(p: ClaudePayload): ToolCall {
-  const call: ToolCall = { tool: p.normalizedTool, clientTool: p.toolName, input: p.toolInput, cwd: p.cwd, agent: 'claude-code' };
+  const call: ToolCall = { tool: p.normalizedTool, clientTool: p.toolName, input: p.judgedInput ?? p.toolInput, cwd: p.cwd, agent: 'claude-code' };
   if (p.sessionId) call.sessionId = p.sessionId;
   if (p.toolUseId) call.callId = p.toolUseId;
   // Read only if the judge is consulted and the policy sends the user's request (sendUserRequest).

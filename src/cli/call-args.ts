@@ -24,7 +24,7 @@ export function callFromArgs(a: CallArgs, defaultCwd: string): ToolCall {
     }
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new UsageError('--input must be a JSON object');
     const norm = normalizeTool(a.tool, input as Record<string, unknown>);
-    return { tool: norm.tool, clientTool: a.tool, input: input as Record<string, unknown>, cwd, agent: 'cli' };
+    return { tool: norm.tool, clientTool: a.tool, input: norm.input ?? (input as Record<string, unknown>), cwd, agent: 'cli' };
   }
   if (a.input !== undefined) throw new UsageError('--input needs --tool');
   if (a.command.length === 0) throw new UsageError('nothing to check: give a shell command after --, or --tool and --input');

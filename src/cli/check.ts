@@ -92,7 +92,7 @@ export function callFromPayload(line: string, defaultCwd: string): ToolCall | st
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return '"tool_input" must be a JSON object';
   const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? resolve(defaultCwd, p.cwd) : defaultCwd;
   const norm = normalizeTool(toolName, input as Record<string, unknown>);
-  const call: ToolCall = { tool: norm.tool, clientTool: toolName, input: input as Record<string, unknown>, cwd, agent: 'batch' };
+  const call: ToolCall = { tool: norm.tool, clientTool: toolName, input: norm.input ?? (input as Record<string, unknown>), cwd, agent: 'batch' };
   if (typeof p.session_id === 'string') call.sessionId = p.session_id;
   if (typeof p.tool_use_id === 'string') call.callId = p.tool_use_id;
   return call;

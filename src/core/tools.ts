@@ -3,6 +3,11 @@
 import type { ToolKind } from './types.ts';
 
 export interface NormalizedTool {
+  /**
+   * The input the policy judges, when it is not the client's own: Claude Code's `SlashCommand` naming an MCP
+   * prompt becomes the prompt request it sends (see claudeMcpRequest). Absent: the client's input as it is.
+   */
+  input?: Record<string, unknown>;
   /** Our kind for the tool, or the client's raw name when it is not one we map (internal or unknown tools). */
   tool: ToolKind | string;
   /** True when the name was recognised (a mapped tool, or a known harmless internal tool). */
@@ -85,7 +90,7 @@ const KIND_BY_NAME: ReadonlyMap<string, ToolKind> = new Map<string, ToolKind>([
  */
 export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
   'Task', 'Agent', 'TodoWrite', 'TodoRead', 'ExitPlanMode', 'EnterPlanMode', 'BashOutput', 'KillShell',
-  'KillBash', 'AskUserQuestion', 'SlashCommand', 'Skill', 'ListMcpResourcesTool', 'ReadMcpResourceTool',
+  'KillBash', 'AskUserQuestion', 'SlashCommand', 'Skill', 'ListMcpResourcesTool',
   'write_todos', 'update_plan', 'todowrite', 'todoread', 'task', 'view_image',
   // Qwen Code: its to-do list and leaving plan mode (its other tools map above).
   'todo_write', 'exit_plan_mode',
@@ -97,6 +102,8 @@ export const INTERNAL_TOOLS: ReadonlySet<string> = new Set([
 
 export function normalizeTool(clientTool: string, input: Record<string, unknown> = {}): NormalizedTool {
   const name = typeof clientTool === 'string' ? clientTool : String(clientTool);
+  const request = claudeMcpRequest(name, input);
+  if (request) return request;
   const mcp = parseMcpName(name);
   if (mcp) {
     const own = ownToolOf(mcp);
@@ -107,6 +114,53 @@ export function normalizeTool(clientTool: string, input: Record<string, unknown>
   if (kind === 'shell' && isApplyPatchArgv(input)) return { tool: 'edit', known: true };
   if (kind) return { tool: kind, known: true };
   return { tool: name, known: INTERNAL_TOOLS.has(name) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// MCP requests other than tools/call. A server runs code for `prompts/get`, `resources/read` and
+// `completion/complete` as it does for a tool call (mcp-server-commands' `run_command` PROMPT runs its
+// argument), so they pass the gate too. They are MCP calls (`tool: 'mcp'`) named `mcp__<server>__<method>`,
+// with the request's params as the input: `prompts/get` {name, arguments}, `resources/read` {uri},
+// `completion/complete` {ref, argument, context}. A `/` is never in a client's tool name (Claude Code keeps
+// `[A-Za-z0-9_-]`), and the proxy refuses an upstream tool named like one of these methods, so the names
+// cannot be taken by a tool. policy/rules/mcp.ts judges them.
+
+/** The MCP methods the gate decides besides tools/call, and what each is. */
+export const MCP_REQUESTS = { 'prompts/get': 'prompt', 'resources/read': 'resource', 'completion/complete': 'completion' } as const;
+export type McpRequestMethod = keyof typeof MCP_REQUESTS;
+export type McpRequestKind = (typeof MCP_REQUESTS)[McpRequestMethod];
+
+/** The request kind of an MCP "tool" name (`prompts/get` → `prompt`), or null for a real tool. */
+export function mcpRequestKind(tool: string): McpRequestKind | null {
+  return Object.hasOwn(MCP_REQUESTS, tool) ? MCP_REQUESTS[tool as McpRequestMethod] : null;
+}
+
+/** Claude Code's MCP prompts as slash commands: `/mcp__<server>__<prompt> [(MCP)] [arguments…]`. */
+const SLASH_MCP_PROMPT = /^\s*\/mcp__([A-Za-z0-9_-]+?)__([A-Za-z0-9_.-]+)(?:\s+\(MCP\))?(?:\s+([\s\S]*))?$/;
+
+/**
+ * Claude Code's two tools that reach MCP servers outside tools/call, as the requests they send:
+ * `SlashCommand` with `/mcp__<server>__<prompt> args` is a `prompts/get` (Claude Code splits the text at
+ * spaces and gives the words to the prompt's arguments in order; the hook does not know their names, so
+ * the words are kept by position and the whole text as `text`), and `ReadMcpResourceTool` ({server, uri}) is
+ * a `resources/read`. Any other slash command stays Claude Code's own (internal) tool.
+ */
+function claudeMcpRequest(name: string, input: Record<string, unknown>): NormalizedTool | null {
+  if (name === 'SlashCommand') {
+    const command = input?.['command'];
+    const m = typeof command === 'string' ? SLASH_MCP_PROMPT.exec(command) : null;
+    if (!m) return null;
+    const text = (m[3] ?? '').trim();
+    const words = text === '' ? [] : text.split(/\s+/);
+    const args: Record<string, string> = {};
+    words.forEach((w, i) => { args[String(i + 1)] = w; });
+    return { tool: 'mcp', known: true, mcp: { server: m[1]!, tool: 'prompts/get' }, input: { server: m[1]!, name: m[2]!, arguments: args, text } };
+  }
+  if (name === 'ReadMcpResourceTool') {
+    const server = input?.['server'];
+    return { tool: 'mcp', known: true, mcp: { server: typeof server === 'string' ? server : '', tool: 'resources/read' } };
+  }
+  return null;
 }
 
 function isApplyPatchArgv(input: Record<string, unknown>): boolean {

@@ -23,7 +23,7 @@ export function exampleCall(example: RuleExample): ToolCall {
     return { tool: 'shell', clientTool: 'Bash', input: { command: example }, cwd: EXAMPLE_CONTEXT.cwd, projectRoot: EXAMPLE_CONTEXT.projectRoot };
   }
   const norm = normalizeTool(example.tool, example.input);
-  return { tool: norm.tool, clientTool: example.tool, input: example.input, cwd: EXAMPLE_CONTEXT.cwd, projectRoot: EXAMPLE_CONTEXT.projectRoot };
+  return { tool: norm.tool, clientTool: example.tool, input: norm.input ?? example.input, cwd: EXAMPLE_CONTEXT.cwd, projectRoot: EXAMPLE_CONTEXT.projectRoot };
 }
 
 /** Every finding the policy produces for an example, on the example machine. */

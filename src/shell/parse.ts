@@ -2,7 +2,7 @@
 // every simple command that could run (with pipes, redirections, substitutions and constants resolved).
 
 import type {
-  Analysis, Assignment, Redirect, SimpleCommand, StdinSource, Word,
+  Analysis, Assignment, LoopBinding, Redirect, SimpleCommand, StdinSource, Word,
 } from './types.ts';
 import { Parser, plainText } from './parser.ts';
 import type {
@@ -84,6 +84,8 @@ class Collector {
   private readonly problems: string[] = [];
   /** Set when a compound command evaluates arithmetic (`((…))`, `for ((…))`, `[[ … -eq … ]]`). */
   private arithmetic = false;
+  /** `for`/`select` loop variables and their words; created on the first such loop. */
+  private loops: LoopBinding[] | null = null;
   private readonly depth: number;
   /** Constants in force, filled as the top-level walk passes their assignment. */
   private readonly active = new Map<string, string>();
@@ -117,6 +119,7 @@ class Collector {
       problems: this.problems,
     };
     if (this.arithmetic) out.arithmetic = true;
+    if (this.loops) out.loops = this.loops;
     return out;
   }
 
@@ -204,6 +207,12 @@ class Collector {
     };
     if (node.kind === 'subshell') this.inSubshell(walkItems);
     else walkItems();
+    // After the walk, so that the words carry the ids of their substitutions' commands.
+    if (node.loopVar !== undefined && (node.kind === 'for' || node.kind === 'select')) {
+      const words: Word[] = [];
+      for (const item of node.items) if ('word' in item) words.push(buildWord(item.word.raw, item.word.parts, NO_CONSTS));
+      (this.loops ??= []).push({ name: node.loopVar, words });
+    }
     if (this.commands.length === before && own.length > 0) {
       // A compound command with no command inside still performs its redirections (`case … esac > f`).
       const id = this.commands.length;

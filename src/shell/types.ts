@@ -83,6 +83,12 @@ export interface SimpleCommand {
   wrappedBy?: number;
   /** True when this command runs on another machine or container (`ssh host cmd`, `docker exec`). */
   remote?: boolean;
+  /**
+   * Set on a command whose text the line does not show as written but that static analysis computed from
+   * data it carries: decoded (`base64 -d`, `printf '\x…'`), assembled in a variable, or found in an
+   * arithmetic subscript. Says how (`base64 -d | gunzip`, `$p`); rules hold such commands back as hidden.
+   */
+  decoded?: string;
   /** Source text of the command, for reasons and `explain`. */
   text: string;
   /**
@@ -119,4 +125,14 @@ export interface Analysis {
    * `a[$(cmd)]` stored earlier runs `cmd` there. (`$((…))`, `let` and `declare -i` show in the commands.)
    */
   arithmetic?: boolean;
+  /**
+   * `for NAME in WORDS` / `select NAME in WORDS` loops: the variable and the words it takes in turn (absent when
+   * the line has none). The body's commands are in `commands`; this keeps what they see as `$NAME`.
+   */
+  loops?: LoopBinding[];
+}
+
+export interface LoopBinding {
+  name: string;
+  words: Word[];
 }

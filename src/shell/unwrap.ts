@@ -7,6 +7,8 @@ import { parseShell } from './parse.ts';
 import { toolRunnerInner } from './runners.ts';
 import { basename, interpreterFamily, staticValue, withSlots } from './program.ts';
 import type { Analysis, Assignment, SimpleCommand, Word } from './types.ts';
+import { arithmeticPayloads, PAYLOAD_PROGRAMS, sinkPayloads, xargsCommands, type Payload } from './payload-sinks.ts';
+import { asScript, ifsChanged, staticStdin, staticText } from './static-output.ts';
 
 /**
  * A word standing for data only known at run time (xargs input, find's `{}`). Its value is written as a
@@ -163,6 +165,7 @@ class Unwrapper {
   private arithmetic: boolean;
   /** Subshell scope ids for strings parsed again and wrapped commands (SimpleCommand.scope), above the parser's own. */
   private nextScope = 1 << 20;
+  private loops: Analysis['loops'];
 
   constructor(base: Analysis) {
     this.out = base.commands;
@@ -170,11 +173,17 @@ class Unwrapper {
     this.aliases = base.aliases;
     this.problems = base.problems;
     this.arithmetic = base.arithmetic === true;
+    this.loops = base.loops;
   }
 
   run(): Analysis {
     // Commands appended while unwrapping are themselves visited (a wrapper inside a wrapper).
-    for (let i = 0; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    let i = 0;
+    for (; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    // Arithmetic running `$(…)` from subscripts of strings built in the line (payload-sinks.ts).
+    if (this.status === 'ok') for (const p of arithmeticPayloads(this.out, this.arithmetic)) this.addPayload(p);
+    for (; i < this.out.length && this.status === 'ok'; i++) this.visit(this.out[i]!);
+    // Last, when every command is known: where each runs (cwd.ts), decoded payloads included.
     if (this.status === 'ok') assignWorkDirs({ status: 'ok', commands: this.out, functions: this.functions, aliases: this.aliases, problems: this.problems });
     const result: Analysis = {
       status: this.status,
@@ -184,6 +193,7 @@ class Unwrapper {
       problems: this.problems,
     };
     if (this.arithmetic) result.arithmetic = true;
+    if (this.loops) result.loops = this.loops;
     if (this.message !== undefined) result.message = this.message;
     return result;
   }
@@ -244,8 +254,13 @@ class Unwrapper {
 
   private visit(cmd: SimpleCommand): void {
     const v0 = staticValue(cmd.argv[0]);
-    if (v0 === null) return;
-    const name = basename(v0).toLowerCase();
+    const name = v0 === null ? null : basename(v0).toLowerCase();
+    // Programs that run a payload they are given (make -f -, sed e, awk system, git ext::, source <(…)), and a
+    // command name that is a `$(…)` of known output.
+    if ((name === null && cmd.argv.length > 0) || (name !== null && (PAYLOAD_PROGRAMS.has(name) || !cmd.argv[0]!.literal))) {
+      for (const p of sinkPayloads(cmd, name, this.out)) this.addPayload(p);
+    }
+    if (name === null) return;
     const handler = Unwrapper.BY_NAME.get(name);
     if (handler !== undefined) return handler(this, cmd, cmd.argv.slice(1), name);
     if (SHELLS.has(interpreterFamily(name))) return this.unwrapShell(cmd, cmd.argv.slice(1), name);
@@ -321,13 +336,16 @@ class Unwrapper {
     }
     if (operands.length > 0 && !readsStdin) return; // runs a script file: its content is not visible here
     // No script operand: the shell reads its program from standard input.
+    // The commands read from standard input do not read it again (`bash <<EOF … bash -i … EOF`).
     const stdin = cmd.stdin;
-    if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`);
-    if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`);
-    if (stdin.kind === 'pipe') {
-      // `echo 'rm -rf /' | sh`: the piped text is known when it comes from echo/printf of literals.
-      const text = literalOutputOf(stdin.from.map((id) => this.out[id]!));
-      if (text !== null) return this.reparse(cmd, text, `| ${name}`);
+    if (stdin.kind === 'heredoc') return this.reparse(cmd, stdin.body, `${name} <<`, false, undefined, true);
+    if (stdin.kind === 'herestring') return this.unwrapString(cmd, [stdin.word], `${name} <<<`, false, true);
+    if (stdin.kind === 'pipe' || stdin.kind === 'file') {
+      // `echo 'rm -rf /' | sh`, `echo … | base64 -d | sh`: the piped text is known when it comes from
+      // producers of literals through known decoders (static-output.ts).
+      const k = staticStdin(this.out, cmd);
+      const text = k === null ? null : asScript(k);
+      if (k !== null && text !== null) return this.reparse(cmd, text, k.decoded.length > 0 ? `${k.decoded.join(' | ')} | ${name}` : `| ${name}`, false, joinSteps(k.decoded), true);
     }
   }
 
@@ -362,6 +380,12 @@ class Unwrapper {
       else if (v.startsWith('--replace=')) replace = v.slice('--replace='.length);
     }
     const words = skipped.words.length > 0 ? skipped.words : [literalWord('echo')];
+    // Input known statically (`echo … | base64 -d | xargs -0 sh -c`): the commands it makes (payload-sinks.ts).
+    const known = cmd.stdin.kind === 'tty' ? null : xargsCommands(this.out, cmd, rest, words, replace);
+    if (known !== null) {
+      for (const argv of known.commands) this.addPayload({ owner: cmd, argv, label: 'xargs', decoded: known.decoded });
+      return;
+    }
     // xargs appends its input to the command, or puts it where the replace string stands.
     const inner = replace
       ? words.map((w) => (w.value.includes(replace!) ? placeholder(w.raw, 'xargs_input') : w))
@@ -526,12 +550,26 @@ class Unwrapper {
     this.reparse(cmd, parts.join(' '), 'parallel');
   }
 
-  /** Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). */
-  private unwrapString(cmd: SimpleCommand, words: Word[], label: string, remote = false): void {
+  /**
+   * Words joined by spaces, run as a shell string (`eval`, `bash -c`, `ssh host …`, `watch …`). A word that is
+   * a `$(…)` of known output or a variable set earlier in the line (static-output.ts) counts as known.
+   */
+  private unwrapString(cmd: SimpleCommand, words: Word[], label: string, remote = false, stdinConsumed = false): void {
     if (words.length === 0) return;
     const parts: string[] = [];
+    const steps: string[] = [];
     for (const w of words) {
-      const v = staticValue(w);
+      let v = staticValue(w);
+      if (v === null && (w.substitutions.length > 0 || w.vars.length > 0)) {
+        const k = staticText(this.out, cmd, w);
+        const text = k === null ? null : asScript(k);
+        // Unquoted, the output is split into words (and joined again by spaces here).
+        if (k !== null && text !== null && (w.raw.startsWith('"') || (!/[*?[]/.test(text) && !ifsChanged(this.out)))) {
+          v = text;
+          if (!w.raw.startsWith('"')) v = v.split(/[ \t\n]+/).filter((x) => x !== '').join(' ');
+          steps.push(...k.decoded);
+        }
+      }
       if (v === null) {
         // Not known until run time: the obfuscation rules see the wrapper with its dynamic string.
         this.problems.push(`${label}: the command string is only known at run time (${w.raw})`);
@@ -539,16 +577,42 @@ class Unwrapper {
       }
       parts.push(v);
     }
-    this.reparse(cmd, parts.join(' '), label, remote);
+    this.reparse(cmd, parts.join(' '), steps.length > 0 ? `${steps.join(' | ')} | ${label}` : label, remote, joinSteps(steps), stdinConsumed);
   }
 
-  private reparse(cmd: SimpleCommand, text: string, label: string, remote = false): void {
+  /** A payload found by payload-sinks.ts: shell text parsed again, or words run as one command. */
+  private addPayload(p: Payload): void {
+    if (p.text !== undefined) this.reparse(p.owner, p.text, p.label, false, p.decoded, true);
+    else if (p.argv !== undefined) {
+      const before = this.out.length;
+      this.addInner(p.owner, p.argv, p.label, []);
+      const added = this.out[before];
+      if (added && p.decoded !== undefined) added.decoded = p.decoded;
+    }
+  }
+
+  /**
+   * Parse `text` and append its commands `via` the wrapper. `decoded` marks them as computed from hidden data
+   * (SimpleCommand.decoded); `stdinConsumed`: the text was the wrapper's standard input or a payload, so its
+   * commands do not read the wrapper's input again (a shell among them would parse it forever).
+   */
+  private reparse(cmd: SimpleCommand, text: string, label: string, remote = false, decoded?: string, stdinConsumed = false): void {
     const depth = cmd.depth + 1;
+    // A decoded payload we cannot follow (too deep, or not shell syntax) is left out: the rules then see its
+    // sink as running unknown decoded data (hard). Failing the whole line would make it merely unknown.
+    if (decoded !== undefined && depth > MAX_REPARSE_DEPTH) {
+      this.problems.push(`${label}: decoded payloads nested too deep to follow`);
+      return;
+    }
     if (depth > MAX_REPARSE_DEPTH) {
       this.fail('too_deep', `more than ${MAX_REPARSE_DEPTH} levels of nested shell strings (${label})`);
       return;
     }
     const inner = parseShell(text, { depth });
+    if (inner.status !== 'ok' && decoded !== undefined) {
+      this.problems.push(`${label}: the decoded payload is not shell syntax the analysis can read (${inner.message ?? inner.status})`);
+      return;
+    }
     if (inner.status !== 'ok') {
       this.fail(inner.status, `${label}: ${inner.message ?? inner.status}`);
       return;
@@ -566,7 +630,7 @@ class Unwrapper {
         argv: c.argv.map((w) => shiftWord(w, shift)),
         assignments: c.assignments.map((a) => ({ ...a, value: shiftWord(a.value, shift) })),
         redirects: c.redirects.map((r) => ({ ...r, target: shiftWord(r.target, shift) })),
-        stdin: shiftStdin(c.stdin, shift, cmd),
+        stdin: stdinConsumed && c.stdin.kind === 'tty' ? CONSUMED : shiftStdin(c.stdin, shift, cmd),
         pipeTo: c.pipeTo.map(shift),
         inSubstitution: c.inSubstitution || cmd.inSubstitution,
         inFunction: c.inFunction || cmd.inFunction,
@@ -575,12 +639,14 @@ class Unwrapper {
         remote: remote || cmd.remote === true || c.remote === true,
         scope: c.scope ? [...outer, ...c.scope.map((x) => x + scopeBase)] : outer,
       });
+      if (decoded !== undefined || cmd.decoded !== undefined) moved.decoded = decoded ?? cmd.decoded;
       this.out.push(moved);
     }
     this.functions.push(...inner.functions);
     this.aliases.push(...inner.aliases);
     this.problems.push(...inner.problems);
     if (inner.arithmetic) this.arithmetic = true;
+    if (inner.loops) (this.loops ??= []).push(...inner.loops.map((l) => ({ name: l.name, words: l.words.map((w) => shiftWord(w, shift)) })));
   }
 
   private addInner(cmd: SimpleCommand, words: Word[], label: string, assignments: Assignment[], remote = false): void {
@@ -638,21 +704,11 @@ function isShellWord(w: Word | undefined): boolean {
   return v !== null && SHELLS.has(basename(v));
 }
 
-/** The text that `echo …`/`printf …` of literal words prints, or null when it is not statically known. */
-function literalOutputOf(cmds: SimpleCommand[]): string | null {
-  if (cmds.length !== 1) return null;
-  const c = cmds[0]!;
-  const name = basename(staticValue(c.argv[0]) ?? '');
-  const vals = c.argv.slice(1).map(staticValue);
-  if (vals.some((v) => v === null)) return null;
-  const args = vals as string[];
-  if (name === 'echo') {
-    const words = args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a)));
-    if (args[0] && /e/.test(args[0]) && /^-[neE]+$/.test(args[0])) return null; // escapes: decoded at run time
-    return words.join(' ');
-  }
-  if (name === 'printf' && args.length === 1 && !/[%\\]/.test(args[0]!)) return args[0]!;
-  return null;
+/** The standard input of commands read from a wrapper's input: already read, known to be nothing more. */
+const CONSUMED: SimpleCommand['stdin'] = { kind: 'pipe', from: [] };
+
+function joinSteps(steps: readonly string[]): string | undefined {
+  return steps.length === 0 ? undefined : steps.join(' | ');
 }
 
 const NONE: readonly string[] = [];

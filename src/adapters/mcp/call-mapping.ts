@@ -6,27 +6,17 @@
 
 import { basename, dirname, resolve } from 'node:path';
 import type { ToolCall, ToolKind } from '../../core/types.ts';
-import { extractPaths, shellQuote } from '../../core/tools.ts';
-import { analyzeShell } from '../../shell/unwrap.ts';
-import { nameWords } from '../../policy/rules/mcp.ts';
+import { extractPaths, type McpRequestMethod } from '../../core/tools.ts';
+import { SHELL_TOOL_NAMES, nameWords, shellLine } from '../../policy/rules/mcp.ts';
 import type { ToolDef } from './tool-guard.ts';
 
-/**
- * Tool names (compared as snake_case words, so `runCommand` and `run-command` count) of servers that run
- * whatever command they are given: mcp-server-commands, desktop-commander, shell and terminal servers.
- */
-export const SHELL_TOOL_NAMES: readonly string[] = [
-  'run_command', 'execute_command', 'exec_command', 'run_shell_command', 'shell_command', 'shell', 'bash', 'sh',
-  'zsh', 'exec', 'execute', 'run', 'terminal', 'run_terminal_cmd', 'run_in_terminal', 'terminal_run', 'shell_exec',
-  'shell_execute', 'execute_shell', 'run_shell', 'run_script', 'execute_script', 'start_process', 'cmd', 'powershell',
-];
+/** Tool names of servers that run whatever command they are given (shared with the hook's rule, mcp.carried-command). */
+export { SHELL_TOOL_NAMES, shellLine } from '../../policy/rules/mcp.ts';
 
 /** Argument names that hold the command line of a shell tool, most specific first. */
 const COMMAND_KEYS = ['command', 'cmd', 'shell_command', 'commandLine', 'command_line', 'script'];
 /** The names schema detection accepts (a required string property): the brief's list, kept narrow on purpose. */
 const SCHEMA_COMMAND_KEYS = ['command', 'cmd', 'script', 'shell_command'];
-/** Argument names that hold extra argv words for the command. */
-const ARGV_KEYS = ['args', 'argv', 'arguments'];
 /** Argument names that hold the directory the command runs in. */
 const WORKDIR_KEYS = ['workdir', 'cwd', 'working_directory', 'workingDirectory', 'directory', 'dir'];
 
@@ -93,43 +83,6 @@ function requiredOf(def: ToolDef | undefined): string[] {
   const schema = def?.inputSchema as Record<string, unknown> | undefined;
   const req = schema && typeof schema === 'object' ? schema['required'] : undefined;
   return Array.isArray(req) ? req.filter((x): x is string => typeof x === 'string') : [];
-}
-
-/**
- * The shell line a shell tool's arguments amount to, for the analysis: the command, its extra argv
- * words quoted, and its stdin as a quoted here-document on the whole line (so `bash` with a script on
- * stdin is judged by the script). Null when there is no usable command (the call is then unknown).
- */
-export function shellLine(args: Record<string, unknown>, key: string): string | null {
-  const raw = args[key] ?? COMMAND_KEYS.map((k) => args[k]).find((v) => v !== undefined);
-  let line: string | null;
-  if (typeof raw === 'string') line = raw;
-  else if (Array.isArray(raw) && raw.length > 0 && raw.every((x) => typeof x === 'string')) line = (raw as string[]).map(shellQuote).join(' ');
-  else return null;
-  for (const k of ARGV_KEYS) {
-    const v = args[k];
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
-      line = `${line} ${(v as string[]).map(shellQuote).join(' ')}`;
-      break;
-    }
-  }
-  const stdin = args['stdin'];
-  if (typeof stdin === 'string' && stdin !== '') line = withStdin(line, stdin);
-  return line;
-}
-
-/**
- * `{ <line>\n} <<'DELIM'` with stdin as the body. Only when the line parses on its own: otherwise an
- * unbalanced quote in the command could swallow the wrapper and let stdin text pass for commands (an
- * unparseable command is refused anyway, and the real shell would refuse it too).
- */
-function withStdin(line: string, stdin: string): string {
-  if (analyzeShell(line).status !== 'ok') return line;
-  const lines = new Set(stdin.split('\n'));
-  let delim = 'ASIMOV_STDIN';
-  for (let i = 1; lines.has(delim); i++) delim = `ASIMOV_STDIN_${i}`;
-  const body = stdin.endsWith('\n') ? stdin : `${stdin}\n`;
-  return `{ ${line}\n} <<'${delim}'\n${body}${delim}`;
 }
 
 /** The kind a file tool is to the policy, when it is one and names a path the policy can classify. */
@@ -243,4 +196,21 @@ function urlName(raw: string): string {
   const labels = host.split('.').filter((l) => !['www', 'api', 'mcp', 'server'].includes(l));
   if (labels.length > 1) labels.pop(); // the top-level domain
   return labels.join('-') || host;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// MCP requests other than tools/call (core/tools.ts MCP_REQUESTS): `prompts/get`, `resources/read` and
+// `completion/complete` reach the gate as the MCP call `mcp__<server>__<method>`, the request's params
+// (without `_meta`) as the input. policy/rules/mcp.ts judges them: a prompt or resource that carries a
+// command is judged as that command, file URIs as reads, the rest as data.
+
+/** The gate's view of one prompts/get, resources/read or completion/complete. */
+export function toRequestCall(method: McpRequestMethod, rawParams: unknown, ctx: CallContext, callId: string): ToolCall {
+  const params = rawParams && typeof rawParams === 'object' && !Array.isArray(rawParams) ? (rawParams as Record<string, unknown>) : {};
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) if (k !== '_meta') input[k] = v;
+  const call: ToolCall = { tool: 'mcp', clientTool: `mcp__${ctx.server}__${method}`, input, cwd: ctx.cwd, agent: 'mcp-proxy', callId };
+  if (ctx.projectRoot !== undefined) call.projectRoot = ctx.projectRoot;
+  if (ctx.sessionId !== undefined) call.sessionId = ctx.sessionId;
+  return call;
 }

@@ -46,6 +46,8 @@ export const RPC = {
   internalError: -32603,
   connectionClosed: -32000,
   requestTimeout: -32001,
+  /** asimov's own: the firewall refused the request (a prompts/get, resources/read, completion/complete). */
+  refused: -32003,
 } as const;
 
 export type MessageKind = 'request' | 'notification' | 'response';

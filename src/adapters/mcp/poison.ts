@@ -8,6 +8,9 @@
 // block findings, test/adapters/mcp/poison.test.ts lists their tools) and on Invariant-Labs-style attacks.
 // Every pattern is linear: a server controls the input, so no pattern may backtrack on it.
 
+import { mixedScriptWords, skeleton } from '../../content/confusables.ts';
+import { MCP_REQUESTS } from '../../core/tools.ts';
+
 /** A tool as a server lists it; only the fields the model reads are inspected. */
 export interface ToolDef {
   name: string;
@@ -23,6 +26,10 @@ export type FindingKind =
   | 'hidden-instructions'
   /** Zero-width, bidi, tag or control characters: text a person reviewing the tool cannot see. */
   | 'invisible-characters'
+  /** Words spelled with look-alike letters of other scripts ("rеad" with a Cyrillic е): text that reads one way and matches another. */
+  | 'confusables'
+  /** Telling the model another tool is deprecated or unsafe, or to route commands, paths or secrets through this one. */
+  | 'redirection'
   /** Base64 text or opaque blobs the model may decode. */
   | 'encoded-payload'
   /** References to other servers' tools, to the client's own tools or to asimov. */
@@ -77,6 +84,39 @@ export function inspectTool(tool: ToolDef, o: InspectOptions = {}): Finding[] {
   return ctx.result();
 }
 
+/** Which listing an entry comes from: prompts/list, resources/list, resources/templates/list. */
+export type ListedKind = 'prompt' | 'resource' | 'resourceTemplate';
+
+/**
+ * Every finding on a prompt, resource or resource template as a server lists it: the client shows these to
+ * the person and the model (a prompt's description, its arguments' descriptions; a resource's name and
+ * description), so they are read with the same checks as a tool's. A prompt's name is a name (it becomes a
+ * slash command); a resource's name is prose ("README.md", "Resource 1"); URIs are checked for invisible
+ * characters only.
+ */
+export function inspectListed(kind: ListedKind, item: Record<string, unknown>, o: InspectOptions = {}): Finding[] {
+  const name = typeof item['name'] === 'string' ? item['name'] : '';
+  const ctx = new Context(name, o.siblings ?? []);
+  if (kind === 'prompt') ctx.checkName(item['name']);
+  else if (typeof item['name'] === 'string') ctx.prose(item['name'], '$.name');
+  if (typeof item['title'] === 'string') ctx.prose(item['title'], '$.title');
+  if (typeof item['description'] === 'string') ctx.prose(item['description'], '$.description', true);
+  for (const key of ['uri', 'uriTemplate']) if (typeof item[key] === 'string') ctx.identifier(item[key] as string, `$.${key}`);
+  const args = item['arguments'];
+  if (Array.isArray(args)) {
+    args.forEach((a, i) => {
+      if (!a || typeof a !== 'object') return;
+      const arg = a as Record<string, unknown>;
+      const at = `$.arguments[${i}]`;
+      if (typeof arg['name'] === 'string') ctx.parameter(arg['name'], { type: 'string', ...(typeof arg['description'] === 'string' ? { description: arg['description'] } : {}) }, `${at}.name`);
+      if (typeof arg['title'] === 'string') ctx.prose(arg['title'], `${at}.title`);
+      if (typeof arg['description'] === 'string') ctx.prose(arg['description'], `${at}.description`);
+    });
+  }
+  ctx.walk(item['annotations'], '$.annotations', 0, false);
+  return ctx.result();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Characters nobody sees
 // ---------------------------------------------------------------------------------------------
@@ -94,6 +134,14 @@ function codepoint(ch: string): string {
 /** Text with invisible characters removed and compatibility forms folded (ｉｇｎｏｒｅ → ignore). */
 function visible(text: string): string {
   return text.replace(INVISIBLE_RE, '').normalize('NFKC');
+}
+
+/**
+ * Text as the model reads it, for the checks: visible, and look-alike letters of other scripts mapped to the
+ * Latin ones they imitate (`Bеfore` with a Cyrillic е is `Before`), so no pattern can be dodged by spelling.
+ */
+function readAs(text: string): string {
+  return skeleton(visible(text));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +221,46 @@ const ASIMOV_BYPASS_RE = new RegExp([
   String.raw`\b(?:trusted|approved|whitelisted|allowlisted|exempt(?:ed)?|safe|pre-?approved)\s+(?:by|from|for)\s+asimov\b`,
 ].join('|'), 'i');
 
+// Redirections of the agent: text that turns the model away from its own tools (or another server's) and
+// toward this one. A tool may speak of itself ("this tool is deprecated") and of its own server's tools
+// ("deprecated: use read_text_file instead"); what it may not do is retire the client's tools or route the
+// agent's commands, paths and secrets through itself.
+const RETIRED = String.raw`(?:deprecated|disabled|unavailable|removed|broken|unsafe|insecure|unreliable|dangerous|blocked|forbidden|retired|obsolete|replaced|compromised|not\s+(?:available|allowed|permitted|safe|supported|working|to\s+be\s+used)|no\s+longer\s+(?:available|supported|works?|allowed|safe|used))`;
+const NAME = String.raw`[\x60"']?([A-Za-z][\w.\/-]{0,63})[\x60"']?`;
+/** "the Bash tool is deprecated here", "Read is disabled". */
+const RETIRED_RE = new RegExp(String.raw`\b(?:the\s+|your\s+)?${NAME}(\s+tools?)?\s+(?:is|are|has\s+been|have\s+been|was|were|got|gets)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+|being\s+)?${RETIRED}`, 'gi');
+/** "do not use the Bash tool", "never call Read". */
+const AVOID_RE = new RegExp(String.raw`\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|stop|avoid)\s+(?:use|using|call|calling|run|running|invoke|invoking|rely(?:ing)?\s+on)\s+(?:the\s+|your\s+)?${NAME}(\s+tools?)?`, 'gi');
+/** "use this tool instead of Bash", "rather than the Read tool". */
+const INSTEAD_OF_RE = new RegExp(String.raw`\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:using\s+|calling\s+)?(?:the\s+|your\s+)?${NAME}(\s+tools?)?`, 'gi');
+/** "use get_fact instead". */
+const USE_INSTEAD_RE = new RegExp(String.raw`\b(?:use|call|prefer|switch\s+to|try)\s+(?:the\s+)?${NAME}(\s+tools?)?\s+instead\b`, 'gi');
+/** "this tool replaces Bash". */
+const REPLACES_RE = new RegExp(String.raw`\bthis\s+(?:tool|server|function)\s+(?:replaces|supersedes|overrides|substitutes\s+for|takes\s+over\s+from)\s+(?:the\s+|your\s+)?${NAME}(\s+tools?)?`, 'gi');
+/** The client's tools named generically: "the built-in shell", "other tools". */
+const GENERIC_TOOLS_RE = /\b(?:(?:the\s+|your\s+)?(?:built-?in|native|default|standard|client'?s?|agent'?s?|original|regular|normal|usual|local)\s+(?:shell|terminal|bash|file\s+(?:reader|tools?)|tools?|commands?\s+tools?)|(?:all|any)\s+other\s+tools?)\b/i;
+/** Cheap tests for the words each redirection pattern needs, run on the whole text before the pattern. */
+const RETIRED_WORD_RE = /deprecated|disabled|unavailable|removed|broken|unsafe|insecure|unreliable|dangerous|blocked|forbidden|retired|obsolete|replaced|compromised|\bnot\b|no longer/i;
+const AVOID_WORD_RE = /\b(?:not|don'?t|never|stop|avoid|shouldn'?t)\b/i;
+const INSTEAD_WORD_RE = /\b(?:instead|rather|place)\b/i;
+const REPLACES_WORD_RE = /\b(?:replaces|supersedes|overrides|substitutes|takes\s+over)\b/i;
+const ROUTE_WORD_RE = /\b(?:all|every|any|each|always|only|must|instead|exclusively)\b/i;
+/** Words that retire or avoid what a sentence names. */
+const TURN_AWAY_RE = new RegExp(String.raw`${RETIRED}|\b(?:instead\s+of|rather\s+than|in\s+place\s+of|do\s+not\s+use|don'?t\s+use|never\s+use|avoid|replaces)\b`, 'i');
+/** What an agent's commands, files and secrets are called. */
+const CARGO = String.raw`(?:(?:shell|terminal|bash|system|file|other)\s+)?(?:commands?|paths?|file\s*paths?|files?|reads?|writes?|secrets?|credentials|api\s+keys?|keys|tokens?|passwords?|requests?|operations?|tool\s+calls?|queries|actions)`;
+/** Where routed things go: this tool, or a tool named like one (`get_fact`, `runCommand`); "the bucket" is not a tool. */
+const ROUTE_TARGET = String.raw`(?:this\s+(?:tool|function|server|mcp\s+server|one)\b|me\b|[\x60"']?([A-Za-z][\w.-]{0,63}?(?:_|[a-z][A-Z])[\w.\/-]{0,63})[\x60"']?)`;
+const ROUTE_VERB = String.raw`(?:pass|route|send|forward|direct|redirect|submit|give|hand|funnel|proxy|run|execute|perform)`;
+/** "pass all commands to get_fact", "route every shell command through this tool". */
+const ROUTE_ALL_RE = new RegExp(String.raw`\b${ROUTE_VERB}\s+(?:all|every|any|each)\s+(?:of\s+(?:the|your)\s+)?${CARGO}\b[^.!?\n]{0,60}?\b(?:to|through|via|into|with|using)\s+${ROUTE_TARGET}`, 'gi');
+/** "always pass commands to this tool", "commands must only be sent through get_fact". */
+const ROUTE_STEER_RE = new RegExp(String.raw`\b(?:always|only|must|instead|exclusively)\b[^.!?\n]{0,40}?\b${ROUTE_VERB}\s+(?:your\s+|the\s+)?${CARGO}\b[^.!?\n]{0,60}?\b(?:to|through|via|into|with|using)\s+${ROUTE_TARGET}|\ball\s+${CARGO}\s+(?:must|should|need\s+to|have\s+to|are\s+to)\s+(?:only\s+)?(?:go|be\s+(?:sent|passed|routed|run|done|made|executed|forwarded|handled))\s+(?:through|via|to|with|using|by)\s+${ROUTE_TARGET}`, 'gi');
+/** "call this tool first", "before doing anything else, call this tool". */
+const FIRST_RE = /\b(?:call|use|run|invoke|execute)\s+(?:this\s+(?:tool|function)|me)\s+(?:first|before\s+(?:anything|any\s+other|every|all|doing|running|using|calling|you\b))|\bbefore\s+(?:doing|running|using|calling|answering|you\s+(?:do|run|use|call|answer))\s+anything(?:\s+else)?\b[^.!?\n]{0,40}?\b(?:call|use|run|invoke)\s+this\b/i;
+/** Words before a verb that are not a tool's name. */
+const PRONOUNS = new Set(['it', 'which', 'that', 'they', 'these', 'those', 'he', 'she', 'there', 'what', 'who', 'everything', 'nothing', 'something']);
+
 const BASE64_RE = /[A-Za-z0-9+\/]{40,}={0,2}|[A-Za-z0-9_-]{40,}={0,2}/g;
 const DIRECTIVE_WORDS_RE = /\b(?:you\s+must|you\s+should|always|never|do\s+not|don'?t|important|must)\b/gi;
 
@@ -186,7 +274,7 @@ class Context {
   private overLimit = false;
   private readonly known: ReadonlySet<string>;
 
-  constructor(self: string, siblings: readonly string[]) {
+  constructor(private readonly self: string, siblings: readonly string[]) {
     this.known = new Set([self, ...siblings]);
   }
 
@@ -234,11 +322,19 @@ class Context {
     }
     if (!this.budget(name.length, '$.name')) return;
     if (this.invisible(name, '$.name')) return;
+    if (Object.hasOwn(MCP_REQUESTS, name)) {
+      this.add('shadowing', 'block', `the name is the MCP method ${name}: its calls could not be told apart from that method's`, '$.name');
+    }
     if (/[^\x20-\x7E]/.test(name)) {
       this.add('invisible-characters', 'block', `the name has non-ASCII characters (${[...name].filter((c) => c > '\x7E').map(codepoint).join(', ')}): it may imitate another tool's name`, '$.name');
     } else if (!/^[A-Za-z0-9_.\/-]{1,128}$/.test(name)) {
       this.add('invisible-characters', 'warn', 'the name has characters outside A-Z a-z 0-9 _ - . / or is over 128 characters', '$.name');
     }
+  }
+
+  /** A URI or other identifier: not prose, but no invisible characters either. */
+  identifier(text: string, where: string): void {
+    if (this.budget(text.length, where)) this.invisible(text, where);
   }
 
   /** Reports invisible characters; true when there were some. */
@@ -256,8 +352,10 @@ class Context {
   prose(raw: string, where: string, isDescription = false): void {
     if (!this.budget(raw.length, where)) return;
     this.invisible(raw, where);
-    // Runs of spaces folded, so every pattern below meets at most one blank between two words.
-    const text = visible(raw).replace(/[^\S\n]+/g, ' ');
+    this.confusables(raw, where);
+    // Runs of spaces folded, so every pattern below meets at most one blank between two words. Read as the
+    // model reads it: look-alike letters count as the Latin ones they imitate.
+    const text = readAs(raw).replace(/[^\S\n]+/g, ' ');
 
     const tag = TAG_RE.exec(text);
     if (tag) this.add('hidden-instructions', 'block', `contains the tag ${clip(tag[0], 40)}`, where);
@@ -270,6 +368,7 @@ class Context {
       if (m) this.add('hidden-instructions', 'block', `${what}: "${clip(m[0], 60)}"`, where);
     }
 
+    this.redirections(text, where);
     this.sensitivePaths(text, where);
     const ask = ASK_CONVERSATION_RE.exec(text);
     if (ask) this.add('exfiltration-parameter', 'block', `asks for the conversation or the user's secrets: "${clip(ask[0], 80)}"`, where);
@@ -280,6 +379,64 @@ class Context {
       const directives = text.match(DIRECTIVE_WORDS_RE)?.length ?? 0;
       if (directives >= 3) this.add('oversized', 'warn', `a long description (${text.length} characters) with ${directives} directives`, where);
     }
+  }
+
+  /** Words spelled with look-alike letters of other scripts ("rеad" with a Cyrillic е). */
+  private confusables(raw: string, where: string): void {
+    const mixed = mixedScriptWords(visible(raw), 5);
+    if (mixed.length === 0) return;
+    const shown = mixed.map((m) => `"${clip(m.word, 30)}" reads as "${m.reads.slice(0, 30)}" (${[...new Set([...m.word].filter((c) => !/[A-Za-z]/.test(c)).map(codepoint))].slice(0, 3).join(', ')})`).join('; ');
+    this.add('confusables', 'block', `words written with look-alike letters of other scripts: ${shown}`, where);
+  }
+
+  /**
+   * A name in a redirection that is another tool: the client's own (`Bash`), a name followed by "tool", or an
+   * identifier (`get_fact`, `runCommand`), unless it is this tool or one of its own server's.
+   */
+  private otherTool(name: string, saidTool: boolean): boolean {
+    if (this.known.has(name) || NOT_A_TOOL.has(name.toLowerCase()) || PRONOUNS.has(name.toLowerCase())) return false;
+    return CLIENT_TOOLS.has(name) || saidTool || /[_.\/-]|[a-z][A-Z]/.test(name);
+  }
+
+  /**
+   * Text that turns the agent away from its own tools and toward this one. Each pattern runs once over the
+   * whole text (their gaps never cross a sentence's end), and only when a word it needs is there at all: a
+   * description may be a megabyte of plain prose.
+   */
+  private redirections(text: string, where: string): void {
+    const hit = (m: RegExpExecArray | RegExpMatchArray, what: string): void => this.add('redirection', 'block', `${what}: "${clip(m[0], 80)}"`, where);
+    const named: ReadonlyArray<readonly [RegExp, RegExp, string]> = [
+      [RETIRED_WORD_RE, RETIRED_RE, 'tells the model another tool is deprecated or unsafe'],
+      [AVOID_WORD_RE, AVOID_RE, 'tells the model not to use another tool'],
+      [INSTEAD_WORD_RE, INSTEAD_OF_RE, 'steers the model away from another tool'],
+      [REPLACES_WORD_RE, REPLACES_RE, 'claims to replace another tool'],
+    ];
+    for (const [needs, re, what] of named) {
+      if (!needs.test(text)) continue;
+      for (const m of text.matchAll(re)) if (this.otherTool(m[1]!, m[2] !== undefined)) hit(m, what);
+    }
+    if (INSTEAD_WORD_RE.test(text)) {
+      for (const m of text.matchAll(USE_INSTEAD_RE)) {
+        // A tool named without "tool" counts only when it looks like a name; its own server's tools are fine.
+        if (this.otherTool(m[1]!, m[2] !== undefined) && (m[2] !== undefined || /[_.\/-]|[a-z][A-Z]/.test(m[1]!) || CLIENT_TOOLS.has(m[1]!))) hit(m, 'sends the model to another tool');
+      }
+    }
+    if (GENERIC_TOOLS_RE.test(text) && TURN_AWAY_RE.test(text)) {
+      for (const sentence of sentences(text)) {
+        if (GENERIC_TOOLS_RE.test(sentence) && TURN_AWAY_RE.test(sentence)) this.add('redirection', 'block', `steers the model away from its own tools: "${clip(sentence, 100)}"`, where);
+      }
+    }
+    if (ROUTE_WORD_RE.test(text)) {
+      for (const re of [ROUTE_ALL_RE, ROUTE_STEER_RE]) {
+        for (const m of text.matchAll(re)) {
+          const target = m.slice(1).find((x) => x !== undefined);
+          // Routing to this tool, or to a tool that is not one of this server's own.
+          if (target === undefined || !this.known.has(target) || target === this.self) hit(m, 'routes the agent\'s commands, paths or secrets through one tool');
+        }
+      }
+    }
+    const first = FIRST_RE.exec(text);
+    if (first) hit(first, 'asks to be called before anything else');
   }
 
   private sensitivePaths(text: string, where: string): void {
@@ -338,10 +495,10 @@ class Context {
   parameter(name: string, schema: unknown, where: string): void {
     if (!this.budget(name.length, where)) return;
     if (this.invisible(name, `${where} (name)`)) return;
-    const key = visible(name).toLowerCase().replace(/[^a-z0-9]/g, '');
+    const key = readAs(name).toLowerCase().replace(/[^a-z0-9]/g, '');
     if (!SIDE_CHANNEL_NAMES.has(key) || !isFreeString(schema)) return;
     const s = schema as Record<string, unknown>;
-    const about = [s['description'], s['title']].filter((x): x is string => typeof x === 'string').map(visible).join(' ');
+    const about = [s['description'], s['title']].filter((x): x is string => typeof x === 'string').map(readAs).join(' ');
     const loot = LOOT_RE.exec(about);
     if (loot) this.add('exfiltration-parameter', 'block', `free-text parameter "${name}" asks for ${loot[0].toLowerCase()}: "${clip(about, 100)}"`, where);
     else this.add('exfiltration-parameter', 'warn', `free-text parameter "${name}" could carry data out`, where);

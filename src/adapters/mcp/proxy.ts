@@ -2,13 +2,15 @@
 // JSON-RPC messages rather than re-implementing both protocol ends: the client's own handshake goes
 // upstream (so the upstream sees the client's capabilities and the client gets the upstream's name,
 // version, instructions and capabilities), and every answer goes back as the upstream wrote it. Only what
-// the firewall must see is touched: tools/list (hidden tools removed), tools/call (checked before it may
-// go upstream), roots/list answers (filtered) and tools/list_changed (the tools reviewed again first).
+// the firewall must see is touched: tools/list (hidden tools removed), tools/call, prompts/get,
+// resources/read and completion/complete (checked before they may go upstream; a server runs code for each),
+// roots/list answers (filtered) and tools/list_changed (the tools reviewed again first).
 // Request ids are mapped per direction, so a restarted upstream can never receive an answer meant for the
 // one before it. Progress is written in the order it arrives, and a result that follows progress waits
 // until the client has taken the progress in (see `barrier`).
 
 import { describeError } from '../../core/errors.ts';
+import { mcpRequestKind, type McpRequestMethod } from '../../core/tools.ts';
 import type { Firewall } from './firewall.ts';
 import {
   RPC, createLineSplitter, excerpt, outcomeOf, parseLine, progressTokenOf, responseLine, toolErrorResult,
@@ -223,7 +225,7 @@ class Relay {
     if (this.inflight.get(req.id) === cancel) this.inflight.delete(req.id);
     // A cancelled request gets no answer (the client stopped waiting for it).
     if (outcome && !cancel.cancelled) this.write(responseLine(req.id, outcome));
-    if (req.method === 'tools/call') this.o.flushAudit?.();
+    if (req.method === 'tools/call' || mcpRequestKind(req.method) !== null) this.o.flushAudit?.();
   }
 
   /**
@@ -278,9 +280,17 @@ class Relay {
         const blocked = await fw.check(req.params, String(req.id), cancel);
         if (blocked) return { result: blocked };
         if (cancel.cancelled) return null;
+      } else if (fw && mcpRequestKind(req.method) !== null) {
+        // A server runs code for these as for a tool call (a prompt that runs its argument): decided the same way.
+        const refused = await fw.checkRequest(req.method as McpRequestMethod, req.params, String(req.id), cancel);
+        if (refused) return { error: refused };
+        if (cancel.cancelled) return null;
       }
       const outcome = await this.upstream.request(req.method, req.params, { cancel });
       if (fw && req.method === 'tools/list' && outcome.result) return { result: await fw.reviewList(req.params, outcome.result) };
+      if (fw && outcome.result && (req.method === 'prompts/list' || req.method === 'resources/list' || req.method === 'resources/templates/list')) {
+        return { result: fw.reviewListing(req.method, outcome.result) };
+      }
       return outcome;
     } catch (e) {
       if (e instanceof UpstreamFailure && e.kind === 'cancelled') return null;

@@ -380,7 +380,7 @@ const readOnly = defineShellRule({
   reason: 'Read-only inspection.',
   examples: {
     match: ['ls -la', 'cat README.md', 'grep -rn TODO src', 'rg -n "fn main"', 'find . -name "*.ts" -type f', 'head -n 20 log.txt', 'wc -l src/*.ts', 'sed -n \'1,20p\' file.txt', 'awk \'{print $1}\' data.txt', 'jq .version package.json', 'ps aux', 'date +%s', 'printenv HOME', 'node --version', 'diff a.txt b.txt', 'tar -tzf archive.tgz', 'set -euo pipefail', 'xxd file.bin'],
-    notMatch: ['find . -delete', 'sed -i \'s/a/b/\' f', 'awk \'{system("ls")}\' x', 'sort -o out.txt in.txt', 'date -s "2020-01-01"', 'rg --pre ./x.sh foo', 'hostname evil', 'tar xzf a.tgz', 'less -o copy.txt f'],
+    notMatch: ['find . -delete', 'sed -i \'s/a/b/\' f', 'awk \'{system($0)}\' x', 'sort -o out.txt in.txt', 'date -s "2020-01-01"', 'rg --pre ./x.sh foo', 'hostname evil', 'tar xzf a.tgz', 'less -o copy.txt f'],
   },
   match(cmd, ctx, analysis) {
     const name = programName(cmd);

@@ -1,10 +1,10 @@
 // Built-in rules: files family. Writes, edits and reads by file tools (and MCP file arguments), judged by path class.
 
 import type { ToolCall } from '../../core/types.ts';
-import { extractPaths, INTERNAL_TOOLS } from '../../core/tools.ts';
+import { extractPaths, INTERNAL_TOOLS, mcpRequestKind } from '../../core/tools.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import { defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
-import { MCP_FILE_READ_TOOLS, MCP_FILE_WRITE_TOOLS, mcpNameOf, mcpPathArgs, mcpToolVerb } from './mcp.ts';
+import { MCP_FILE_READ_TOOLS, MCP_FILE_WRITE_TOOLS, mcpNameOf, mcpPathArgs, mcpResourcePaths, mcpToolVerb } from './mcp.ts';
 
 export type FileAccess = 'write' | 'read';
 
@@ -38,6 +38,10 @@ export function fileTargets(call: ToolCall, ctx: RuleContext): FileTarget[] {
   if (tool === 'mcp') {
     const name = mcpNameOf(call);
     if (!name) return [];
+    // A resources/read reads the local file its URI names, like Read; a prompt or completion only reads.
+    const resource = mcpResourcePaths(call);
+    if (resource !== null) return resource.map((p) => ({ info: ctx.path(p), access: 'read', vouch: true }));
+    if (mcpRequestKind(name.tool) !== null) return mcpPathArgs(call.input).map((p) => ({ info: ctx.path(p), access: 'read', vouch: false }));
     const fileRead = MCP_FILE_READ_TOOLS.includes(name.tool);
     const fileWrite = MCP_FILE_WRITE_TOOLS.includes(name.tool);
     const access: FileAccess = fileRead || (!fileWrite && mcpToolVerb(name.tool) === 'read') ? 'read' : 'write';

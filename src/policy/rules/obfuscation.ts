@@ -6,6 +6,7 @@ import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule } from '../rule.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { cutText, effectiveStdin, invocation, wrapperIds } from './exec.ts';
+import { isStdinPath, makefileWords } from '../../shell/payload-sinks.ts';
 
 /** Commands people and tools rely on by name: redefining one changes what every later line does. */
 const COMMON_COMMANDS = new Set([
@@ -57,6 +58,17 @@ function dynamicCode(cmd: SimpleCommand, analysis: Analysis): string | null {
     if (/^\/dev\/(stdin|fd\/0)$|^\/proc\/self\/fd\/0$/.test(w.value) && effectiveStdin(cmd, analysis).kind === 'pipe') return w.raw;
     return null;
   }
+  if (name === 'make' || name === 'gmake') {
+    // A makefile from standard input (a pipe) or from `<(…)` whose text the analysis could not read.
+    for (const w of makefileWords(cmd)) {
+      if (w.substitutionKinds.includes('process-in')) return w.raw;
+      if (isStdinPath(staticValue(w)) && effectiveStdin(cmd, analysis).kind !== 'file') {
+        const s = effectiveStdin(cmd, analysis);
+        if (s.kind !== 'tty') return `${name} -f ${w.value}`;
+      }
+    }
+    return null;
+  }
   const inv = invocation(cmd);
   if (!inv || inv.family !== 'shell') return null;
   // `bash -n file` only checks the file's syntax: whatever the file is, none of it runs.
@@ -77,14 +89,14 @@ function dynamicCode(cmd: SimpleCommand, analysis: Analysis): string | null {
 const evalDynamic = defineShellRule({
   id: 'obf.eval-dynamic',
   // dynamicCode looks only at eval, source/`.` and shells (invocation of the shell family).
-  needs: { traits: ['interpreter'], programs: ['eval', 'source', '.'] },
+  needs: { traits: ['interpreter'], programs: ['eval', 'source', '.', 'make', 'gmake'] },
   // soft: eval / sh -c / source of a string built at run time runs code nothing here can read; common
   // idioms (`eval "$(ssh-agent -s)"`, `source <(kubectl completion bash)`) stay soft so a person sees them.
   tier: 'soft_deny',
   reason: 'This runs code that is only known at run time (eval, sh -c or source of a computed string); write the commands out so they can be checked.',
   examples: {
-    match: ['eval "$CMD"', 'eval "$(ssh-agent -s)"', 'bash -c "$payload"', 'source <(kubectl completion bash)', 'cat script.sh | bash', 'sh -c "$(cat cmds.txt)"', '. "$ENV_FILE"'],
-    notMatch: ['eval \'echo hi\'', 'bash -c \'echo hi\'', 'source .venv/bin/activate', 'echo ls | sh', 'bash build.sh'],
+    match: ['eval "$CMD"', 'eval "$(ssh-agent -s)"', 'bash -c "$payload"', 'source <(kubectl completion bash)', 'cat script.sh | bash', 'sh -c "$(cat cmds.txt)"', '. "$ENV_FILE"', 'echo "$M" | make -f -', 'make -f <(cat x.mk)'],
+    notMatch: ['eval \'echo hi\'', 'bash -c \'echo hi\'', 'source .venv/bin/activate', 'echo ls | sh', 'bash build.sh', 'make -f build.mk', 'make -f - < build.mk', 'echo \'all: ; echo hi\' | make -f -'],
   },
   match(cmd, _ctx, analysis) {
     const d = dynamicCode(cmd, analysis);
@@ -295,4 +307,32 @@ const arithSubstitution = defineShellRule({
   },
 });
 
-export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName, arithSubstitution];
+const hiddenPayload = defineShellRule({
+  id: 'obf.hidden-payload',
+  // Cheap for every command: one property test. Only commands the shell analysis computed from hidden data
+  // (decoded, assembled in a variable, found in an arithmetic subscript) carry `decoded`.
+  // soft: the payload was decoded and its commands are judged as written out (a dangerous one gets its full
+  // tier from the rule that matches it), but a command hidden behind base64, printf escapes, a variable or
+  // an arithmetic subscript is itself a signal: what the line shows is not what runs, and the decoding could
+  // differ at run time from ours in ways we did not model. A person sees the decoded command and decides.
+  tier: 'soft_deny',
+  reason: 'This runs a command hidden in encoded or assembled data (base64, printf escapes, a variable, an arithmetic subscript); write the command out in plain text.',
+  examples: {
+    match: [
+      'echo ZWNobyBoaQ== | base64 -d | sh',
+      'eval "$(printf \'\\x65cho hi\')"',
+      "x='a[$(echo hi)]'; ((x))",
+      "y=$(printf 'x[$%s]' '(date)'); ((y))",
+      "c='echo hi'; eval \"$c\"",
+      '$(printf \'\\x6cs\') -la',
+    ],
+    notMatch: ['echo \'echo hi\' | sh', 'eval \'echo hi\'', 'echo ZWNobyBoaQ== | base64 -d', 'i=0; ((i++))', 'bash -c \'ls -la\''],
+  },
+  match(cmd) {
+    const how = cmd.decoded;
+    if (how === undefined) return null;
+    return { subject: cutText(cmd.text), reason: `\`${cutText(cmd.text, 60)}\` is hidden in encoded or assembled data (${cutText(how, 60)}), so the line does not show what runs; write the command out in plain text.` };
+  },
+});
+
+export const rules: Rule[] = [dynamicCommand, evalDynamic, globCommand, redefineCommand, ifs, encodedName, arithSubstitution, hiddenPayload];

@@ -5,12 +5,12 @@ import { extractUrls } from '../../core/tools.ts';
 import type { UrlClass, UrlInfo } from '../urls.ts';
 import { defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import { isWebSearch } from './files.ts';
-import { mcpUrlArgs } from './mcp.ts';
+import { mcpCallUrls } from './mcp.ts';
 
 /** The URLs a call would reach: a fetch tool's URL(s), or every URL-valued argument of an MCP tool. */
 export function urlTargets(call: ToolCall, ctx: RuleContext): UrlInfo[] {
   if (call.tool === 'fetch') return extractUrls(call.input).map((u) => ctx.url(u));
-  if (call.tool === 'mcp') return mcpUrlArgs(call.input).map((u) => ctx.url(u));
+  if (call.tool === 'mcp') return mcpCallUrls(call).map((u) => ctx.url(u));
   return [];
 }
 

@@ -208,7 +208,9 @@ describe('the acting forms of the same tools are not allowed', () => {
 });
 
 describe('words added at run time keep the read-only check honest', () => {
-  test('find fed extra words by xargs could be given -delete', () => assert.notEqual(tierOf('echo ok | xargs find . -name foo'), 'allow'));
+  // Input unknown here (a file's content); with a literal input (`echo ok | xargs …`) the words are known (payload-sinks.ts).
+  test('find fed extra words by xargs could be given -delete', () => assert.notEqual(tierOf('cat list.txt | xargs find . -name foo'), 'allow'));
+  test('find fed -delete by a literal xargs input deletes', () => assert.notEqual(tierOf('echo -delete | xargs find .'), 'allow'));
   test('a test\'s value that looks like an action is not one', () => expectRule('find . -name -delete -print', 'dev.read-only'));
   test('xargs bash -c gets its command string from the input', () => assert.notEqual(tierOf('echo x | xargs bash -c'), 'allow'));
   test('GNU parallel appends its arguments, which the analysis does not show', () => assert.notEqual(tierOf('parallel bash -c ::: "rm -rf /"'), 'allow'));
@@ -218,7 +220,8 @@ describe('words added at run time keep the read-only check honest', () => {
     assert.equal(tierOf('find src -type f -print0 | xargs -0 -n1 -P4 bash -n'), 'allow');
   });
   test('find -printf can print an option, so its output is not trusted', () => assert.notEqual(tierOf('find . -printf "-delete\\n" | xargs find .'), 'allow'));
-  test('a syntax check fed by anything else could be turned back on with +n', () => assert.notEqual(tierOf('echo x | xargs bash -n'), 'allow'));
+  test('a syntax check fed by anything else could be turned back on with +n', () => assert.notEqual(tierOf('cat list.txt | xargs bash -n'), 'allow'));
+  test('a syntax check fed +n by a literal xargs input runs the file', () => assert.notEqual(tierOf('echo +n x.sh | xargs bash -n'), 'allow'));
 });
 
 describe('read-only tools whose options read any file are held to their plain forms', () => {

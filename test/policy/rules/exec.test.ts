@@ -162,3 +162,31 @@ describe('code judgements', () => {
     assert.equal(shellInWord('fish.txt'), null);
   });
 });
+
+// Command text that sed, awk, make and git run is parsed and judged as if written out (payload-sinks.ts):
+// the rule for the program keeps its own tier, the command adds its tier.
+tierTable('commands run by sed e, awk system, make -f - and git ext:: get their own tier', [
+  ["echo 'rm -rf ~' | sed e", 'hard_deny'],
+  ["sed '1e rm -rf ~' notes.txt", 'hard_deny'],
+  ["sed 's/.*/rm -rf ~/e' <<< x", 'hard_deny'],
+  ['awk \'BEGIN{system("rm -rf ~")}\'', 'hard_deny'],
+  ['awk \'BEGIN{cmd="rm -rf ~"; system(cmd)}\'', 'hard_deny'],
+  ['awk \'BEGIN{print "rm -rf ~" | "sh"}\'', 'hard_deny'],
+  ['echo "all:; rm -rf ~" | make -f -', 'hard_deny'],
+  ["printf 'all:\\n\\trm -rf ~\\n' | make -f /dev/stdin", 'hard_deny'],
+  ["make -f <(echo 'all: ; rm -rf ~')", 'hard_deny'],
+  ["git clone 'ext::sh -c rm% -rf% ~' /tmp/x", 'hard_deny'],
+  ['echo cm0gLXJmIH4= | base64 -d | xargs -0 sh -c', 'hard_deny'],
+  ['awk \'BEGIN{system("date")}\'', 'soft_deny'],
+  ["sed '1e date' notes.txt", 'soft_deny'],
+]);
+
+tierTable('sed, awk, make and git without command execution stay as they are', [
+  ["sed -n '/e/p' f", 'allow'],
+  ["sed -e 's/e/E/g' f", 'allow'],
+  ["awk '/system/ {print}' log.txt", 'allow'],
+  ['awk \'BEGIN { printf "%s|%s\\n", a, b }\'', 'allow'],
+  ['make -f Makefile.dev test', 'allow'],
+  ["echo 'all: ; echo hi' | make -f -", 'allow'],
+  ['git clone https://github.com/x/y', 'allow'],
+]);

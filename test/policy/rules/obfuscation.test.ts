@@ -28,13 +28,15 @@ tierTable('hidden command names are never allowed', [
 
 // Bash evaluates the subscript of a variable NAME as arithmetic, running command text quoted inside it (checked
 // with bash 5.2 in a scratch directory): these were allowed as plain `test`/`printf`/`read` calls (found in review).
+// The command in the subscript now enters the analysis (payload-sinks.ts), so it gets its own tier: rm -rf ~ is hard.
 tierTable('quoted command text given as a subscripted variable name is never allowed', [
-  ["test -v 'a[$(rm -rf ~)]'", 'soft_deny'],
-  ["[ -v 'a[$(rm -rf ~)]' ]", 'soft_deny'],
-  ["printf -v 'a[$(rm -rf ~)]' x", 'soft_deny'],
-  ["read 'a[$(rm -rf ~)]' <<< x", 'soft_deny'],
-  ["declare 'a[`rm -rf ~`]=1'", 'soft_deny'],
-  ["f() { local 'a[$(rm -rf ~)]=1'; }; f", 'soft_deny'],
+  ["test -v 'a[$(rm -rf ~)]'", 'hard_deny'],
+  ["[ -v 'a[$(rm -rf ~)]' ]", 'hard_deny'],
+  ["printf -v 'a[$(rm -rf ~)]' x", 'hard_deny'],
+  ["read 'a[$(rm -rf ~)]' <<< x", 'hard_deny'],
+  ["declare 'a[`rm -rf ~`]=1'", 'hard_deny'],
+  ["f() { local 'a[$(rm -rf ~)]=1'; }; f", 'hard_deny'],
+  ["test -v 'a[$(date)]'", 'soft_deny'],
   ["[[ -v 'a[$(rm -rf ~)]' ]]", 'unknown'],
   ["[[ -v 'a[`rm -rf ~`]' ]] && echo set", 'unknown'],
 ]);
@@ -62,3 +64,30 @@ describe('the obfuscation rules stay quiet on near-misses', () => {
   test('a glob argument is not a glob command', () => expectNoRule('cat *.md', 'obf.glob-command'));
   test('a dynamic eval is reported even when it looks like a known idiom', () => expectRule('eval "$(direnv hook bash)"', 'obf.eval-dynamic'));
 });
+
+// Payloads the line carries are read (static-output.ts, payload-sinks.ts): what they run gets its own tier,
+// and obf.hidden-payload keeps a decoded or assembled command from being allowed.
+tierTable('hidden payloads get the tier of what they run, at least soft', [
+  ["y=$(printf 'x[$%s]' '(rm -rf ~)'); ((y))", 'hard_deny'],
+  ["x='a[$(rm -rf ~)]'; ((x))", 'hard_deny'],
+  ["x='a[`rm -rf ~`]'; [[ x -eq 1 ]]", 'hard_deny'],
+  ["read y <<< 'a[$(rm -rf ~)]'; ((y))", 'hard_deny'],
+  ["declare -a a=('x[$(rm -rf ~)]'); ((a[0]))", 'hard_deny'],
+  ["x='rm -rf ~'; eval \"$x\"", 'hard_deny'],
+  ["p1='rm -r'; p2='f ~'; eval \"$p1$p2\"", 'hard_deny'],
+  ['$(echo rm) -rf ~', 'hard_deny'],
+  ["`printf 'rm'` -rf ~", 'hard_deny'],
+  ["x='a[$(date)]'; ((x))", 'soft_deny'],
+  ["c='echo hi'; eval \"$c\"", 'soft_deny'],
+  ['$(echo ls) -la', 'soft_deny'],
+]);
+
+tierTable('arithmetic and variables without hidden commands stay as they are', [
+  ['i=0; ((i++))', 'allow'],
+  ['for ((i=0; i<3; i++)); do echo $i; done', 'allow'],
+  ['n=3; [[ $n -eq 3 ]] && echo ok', 'allow'],
+  ['let i=i+1', 'allow'],
+  ["echo 'a[$(rm -rf ~)]'", 'allow'],
+  ['x=$(date); echo "$x"', 'allow'],
+  ["eval 'echo hi'", 'allow'],
+]);
