@@ -26,6 +26,7 @@ const FAMILY_TITLES: Record<string, string> = {
   file: 'File tools (Write, Edit, Read)',
   web: 'Web tools (WebFetch, WebSearch)',
   mcp: 'MCP tools',
+  content: 'Content: files that run code later',
   tool: 'Other tools',
 };
 

@@ -1657,10 +1657,11 @@ const gitConfigExec = defineShellRule({
       'git -c filter.x.smudge=./evil status',
       'git config alias.up \'!git fetch && git rebase\'',
       'git -c core.sshCommand=./malicious fetch origin',
+      "git config core.fsmonitor 'rm -rf ~'",
     ],
     notMatch: ['git -c core.pager=cat log', 'git -c alias.st=status st', 'git config user.name "Dev"', 'git config --get core.pager', 'git -c core.editor=vim commit', 'git config credential.helper store', 'git -c core.sshCommand=./helper status', 'git -c core.sshCommand="ssh -i deploy_key" fetch'],
   },
-  match(cmd) {
+  match(cmd, ctx) {
     for (const s of gitSettings(cmd)) {
       if (!GIT_EXEC_KEYS.test(s.key)) continue;
       const v = s.value.trim();
@@ -1681,6 +1682,9 @@ const gitConfigExec = defineShellRule({
       }
       if (/^include/.test(s.key)) return { subject, tier: 'soft_deny', reason: 'Including another git config file can bring in settings that run commands; ask the user.' };
       if (METACHAR_RE.test(v) || v.startsWith('!') || shellInWord(v) !== null) return { subject };
+      // A value git runs that is itself hard_deny as a command (`core.fsmonitor 'rm -rf ~'`) is that command.
+      const inner = ctx.classifyLine(v);
+      if (inner.tier === 'hard_deny') return { subject, reason: `git will run \`${cut(v, 60)}\` for ${s.key}, and that command is never allowed (${inner.rule ?? 'policy'}: ${inner.reason})` };
       // A single program. An ssh helper only runs when git talks to a remote.
       const prog = v.split(/\s+/)[0]!;
       if (/sshcommand|gitproxy/.test(s.key) && !gitTalksToRemote(cmd) && gitSubcommand(cmd) !== 'config') continue;
