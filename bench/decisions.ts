@@ -32,8 +32,11 @@ function decide(env: BenchEnv, tool: string, input: Record<string, unknown>): { 
   }
 }
 
-function preview(tool: string, input: Record<string, unknown>): string {
-  const s = tool === 'Bash' && typeof input['command'] === 'string' ? input['command'] : `${tool} ${JSON.stringify(input)}`;
+function preview(env: BenchEnv, tool: string, input: Record<string, unknown>): string {
+  // The sandbox's paths are new each run: put the corpus's placeholders back, so dumps of two runs compare.
+  const s = (tool === 'Bash' && typeof input['command'] === 'string' ? input['command'] : `${tool} ${JSON.stringify(input)}`)
+    .replaceAll(env.project, '{{PROJECT}}')
+    .replaceAll(env.home, '{{HOME}}');
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
 }
 
@@ -48,7 +51,7 @@ export function dumpDecisions(corpusDir: string): Dumped[] {
       readRows(path, spec.format).rows.forEach((row, i) => {
         const c = spec.map(row, i);
         if (c === null) return;
-        out.push({ corpus: spec.id, ref: c.ref, text: preview(c.tool, c.input), ...decide(env, c.tool, c.input) });
+        out.push({ corpus: spec.id, ref: c.ref, text: preview(env, c.tool, c.input), ...decide(env, c.tool, c.input) });
       });
     }
     const traffic = join(corpusDir, 'agent-traffic.jsonl');
@@ -56,13 +59,13 @@ export function dumpDecisions(corpusDir: string): Dumped[] {
       readRows(traffic, 'jsonl').rows.forEach((row, i) => {
         const call = trafficCall(row, env);
         if (call === null) return;
-        out.push({ corpus: 'agent-traffic', ref: `line ${i + 1}`, text: preview(call.tool, call.input), ...decide(env, call.tool, call.input) });
+        out.push({ corpus: 'agent-traffic', ref: `line ${i + 1}`, text: preview(env, call.tool, call.input), ...decide(env, call.tool, call.input) });
       });
     }
     for (const c of loadAdversarialCases()) {
       const tool = typeof c.call === 'string' ? 'Bash' : c.call.tool;
       const input = typeof c.call === 'string' ? { command: c.call } : c.call.input;
-      out.push({ corpus: `adversarial/${c.theme}`, ref: `line ${c.line}`, text: preview(tool, input), ...decide(env, tool, input) });
+      out.push({ corpus: `adversarial/${c.theme}`, ref: `line ${c.line}`, text: preview(env, tool, input), ...decide(env, tool, input) });
     }
   } finally {
     env.dispose();
