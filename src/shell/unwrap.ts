@@ -84,9 +84,11 @@ const SIMPLE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 
 // The options of wrappers that have a handler of their own.
 const XARGS_OPTIONS: WrapperSpec = {
-  // -i, -e and -l take their value only attached (-i{}), so they are not listed as taking one.
+  // -i, -e and -l take their value only attached (-i{}), and so do their long forms --replace[=R], --eof[=E],
+  // --max-lines[=N]: none of them is listed as taking one (`xargs --replace bash -c …` runs bash; listing
+  // --replace made `bash` its value and the command `-c …`).
   shortWithValue: 'IELnPsda',
-  longWithValue: ['replace', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
+  longWithValue: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file', 'process-slot-var'],
 };
 const WATCH_OPTIONS: WrapperSpec = { shortWithValue: 'nq', longWithValue: ['interval', 'differences', 'equexit'] };
 const SSH_OPTIONS: WrapperSpec = { shortWithValue: 'bcDEeFIiJLlmOopQRSWwB' };
@@ -379,6 +381,8 @@ class Unwrapper {
       else if (v.startsWith('-i') && !v.startsWith('-i-')) replace = v.slice(2);
       else if (v.startsWith('--replace=')) replace = v.slice('--replace='.length);
     }
+    // An empty replace string is not one asimov can place: read it as the default `{}` (the stricter reading).
+    if (replace === '') replace = '{}';
     const words = skipped.words.length > 0 ? skipped.words : [literalWord('echo')];
     // Input known statically (`echo … | base64 -d | xargs -0 sh -c`): the commands it makes (payload-sinks.ts).
     const known = cmd.stdin.kind === 'tty' ? null : xargsCommands(this.out, cmd, rest, words, replace);

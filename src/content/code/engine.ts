@@ -55,7 +55,21 @@ export interface Lang {
   keywords: ReadonlySet<string>;
   /** Tokenize a string that the program evaluates as code in the same language (`exec("…")`). */
   tokenize(code: string): Tokens;
+  /**
+   * For a call of `q` that no handler knew: true when `q` belongs to a module that reaches the system
+   * (processes, files, sockets, servers, native code) and is not on the language's list of harmless
+   * calls. Its effect is then unknown, never assumed harmless (`socketserver.TCPServer`, `net.createServer`).
+   */
+  unmodeled(q: string): boolean;
 }
+
+/**
+ * Method names that destroy data in the libraries agents call (ORMs, cloud SDKs, search and cache clients):
+ * `User.objects.all().delete()`, `ec2.terminate_instances(…)`, `index.deleteObjects()`, `redis.flushall()`.
+ * On an object asimov cannot follow, such a call is an unknown effect rather than "pure".
+ * (`flush`, `clear`, `remove`, `pop` alone are everyday collection and stream methods: not listed.)
+ */
+export const DESTRUCTIVE_METHOD = /^(?:delete|drop|truncate|terminate|destroy|purge|wipe|erase|flush_?(?:all|db)|flushAll|flushDb)(?:$|[_A-Z0-9])/;
 
 const MAX_NESTED = 4;
 
@@ -457,10 +471,19 @@ export class Evaluator {
     if (callee.t === 'ref') {
       const out = this.lang.call(callee.q, args, this, isNew);
       if (out !== undefined) return out;
+      if (this.lang.unmodeled(callee.q)) {
+        this.effect({ kind: 'eval', via: callee.q });
+        this.unknown(`calls ${callee.q}, whose effect asimov does not model`);
+      }
     }
     if (recv !== null && (recv.t === 'str' || recv.t === 'dyn' || recv.t === 'list' || recv.t === 'obj' || recv.t === 'env')) {
       const out = this.lang.method(recv, member, args, this);
       if (out !== undefined) return out;
+    }
+    const name = callee.t === 'ref' ? callee.q.slice(callee.q.lastIndexOf('.') + 1) : member;
+    if (DESTRUCTIVE_METHOD.test(name) && (recv === null ? callee.t === 'ref' && callee.q.includes('.') : recv.t !== 'str' && recv.t !== 'list')) {
+      this.effect({ kind: 'eval', via: name });
+      this.unknown(`calls ${name}() on a library object, so what it destroys cannot be known`);
     }
     if (recv !== null && recv.t === 'env') this.use(recv);
     for (const a of args.pos) this.use(a);

@@ -299,8 +299,13 @@ const GLOBALS: Record<string, Val> = {
 const ACTIVE_MODULES = new Set(['child_process', 'fs', 'net', 'tls', 'http', 'https', 'dgram', 'vm', 'Bun', 'Deno', 'process', 'module', 'worker_threads', 'cluster', 'inspector', 'zx', 'execa', 'rimraf']);
 const KEYWORDS = new Set(['const', 'let', 'var', 'function', 'class', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'try', 'catch', 'finally', 'break', 'continue', 'of', 'in', 'instanceof', 'export', 'async', 'static', 'get', 'set', 'extends', 'interface', 'type', 'as', 'satisfies', 'implements', 'declare', 'enum', 'namespace', 'readonly']);
 
+/** Calls into the active modules that only compute, inspect or read (what they read is judged by its path). */
+const JS_HARMLESS = /^(?:fs\.(?:exists|stat|lstat|fstat|readdir|opendir|access|realpath|existsSync|statSync|lstatSync|readdirSync|accessSync|realpathSync|watch|watchFile|promises)|process\.(?:cwd|exit|on|once|off|nextTick|hrtime|hrtime\.bigint|memoryUsage|cpuUsage|uptime|emitWarning|stdout\.write|stderr\.write|stdin\.on|stdin\.setEncoding|stdin\.resume|getuid|geteuid|getgid|umask|exitCode|argv\.slice|env\.\w+)|module\.createRequire|worker_threads\.isMainThread|Bun\.(?:file|version|sleep|sleepSync|hash|inspect|env)|Deno\.(?:readDir|stat|lstat|cwd|exit|args|version|inspect|env\.get|env\.toObject))$/;
+
 const js: Lang = {
   name: 'js',
+  // A call into a module that reaches the system, not modelled above: unknown, never assumed harmless.
+  unmodeled: (q) => ACTIVE_MODULES.has(q.split('.')[0]!) && q.includes('.') && !JS_HARMLESS.test(q),
   reflect: new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__lookupGetter__', 'mainModule', 'binding', '_linkedBinding', 'dlopen', 'prepareStackTrace', 'captureStackTrace']),
   keywords: KEYWORDS,
   global(name) {

@@ -328,8 +328,31 @@ function normalize(q: string): string {
   return q;
 }
 
+/** Standard modules whose calls reach the system; a call into them that no handler models is an unknown effect. */
+const PY_ACTIVE = /^(?:os|posix|nt|subprocess|socket|socketserver|shutil|urllib|urllib2|http|ftplib|smtplib|poplib|imaplib|telnetlib|ctypes|multiprocessing|signal|pty|pexpect|paramiko|fabric|asyncio\.subprocess|xmlrpc|webbrowser|requests|httpx|aiohttp|urllib3|tempfile|glob|zipfile|tarfile|sqlite3|psycopg2|pymysql|boto3|docker|kubernetes|threading|concurrent|runpy|code|importlib|sys)\./;
+/** Calls into those modules that only compute, inspect or read (what they read is not a path written). */
+const PY_HARMLESS = /^(?:os\.path\.\w+|os\.(?:listdir|scandir|walk|stat|lstat|getcwd|getcwdb|getpid|getppid|getuid|geteuid|getgid|getegid|getlogin|cpu_count|uname|get_terminal_size|fspath|fsencode|fsdecode|urandom|access|isatty|strerror|get_exec_path|getloadavg|times|sched_getaffinity|umask|devnull|sep|linesep)|shutil\.(?:which|disk_usage|get_terminal_size|get_archive_formats)|socket\.(?:gethostname|getfqdn|gethostbyname|gethostbyname_ex|getaddrinfo|inet_aton|inet_ntoa|inet_pton|inet_ntop|htons|ntohs|htonl|ntohl)|urllib\.parse\.\w+|http\.HTTPStatus|http\.cookies\.\w+|signal\.(?:signal|getsignal|alarm|Signals)|tempfile\.(?:gettempdir|TemporaryDirectory|NamedTemporaryFile|TemporaryFile|SpooledTemporaryFile|mkstemp|mkdtemp)|glob\.(?:glob|iglob|escape)|multiprocessing\.(?:cpu_count|Pool|Queue|Process|current_process)|threading\.\w+|concurrent\.futures\.\w+|importlib\.(?:metadata\.\w+|resources\.\w+|util\.find_spec|reload|invalidate_caches)|sys\.(?:exit|getsizeof|getrecursionlimit|setrecursionlimit|exc_info|getdefaultencoding|getfilesystemencoding|intern|path\.\w+|stdout\.\w+|stderr\.\w+|stdin\.\w+|version_info|platform)|zipfile\.(?:ZipFile|is_zipfile)|tarfile\.(?:open|is_tarfile)|sqlite3\.connect|asyncio\.subprocess\.PIPE)$/;
+
+/** Statements whose header ends in `:` and may carry their body on the same line. */
+const COMPOUND = new Set(['if', 'elif', 'else', 'while', 'for', 'with', 'try', 'except', 'finally']);
+
+/** The `:` that ends a compound statement's header: the first one outside brackets (a slice or dict is inside), or -1. */
+function headerColon(toks: Tok[], a: number, b: number): number {
+  let depth = 0;
+  for (let i = a + 1; i < b; i++) {
+    const v = toks[i]!.v;
+    if (toks[i]!.k === 'str') continue;
+    if (v === '(' || v === '[' || v === '{') depth++;
+    else if (v === ')' || v === ']' || v === '}') depth--;
+    else if (v === ':' && depth === 0 && toks[i]!.k === 'op') return i;
+    else if (v === 'lambda' && depth === 0) return -1;
+  }
+  return -1;
+}
+
 const py: Lang & { stars: string[] } = {
   name: 'python',
+  unmodeled: (q) => PY_ACTIVE.test(q) && !PY_HARMLESS.test(q),
   reflect: REFLECT,
   stars: [],
   keywords: KEYWORDS,
@@ -461,6 +484,16 @@ const py: Lang & { stars: string[] } = {
         ev.bind(local, py.member(normalize(mod), n.v, ev));
       }
       return b;
+    }
+    if (COMPOUND.has(t.v)) {
+      // `if cond: import urllib.request as r` — a body on the header's own line is a statement of its own
+      // (an import there binds a name); the header is evaluated first, as written.
+      const colon = headerColon(toks, a, b);
+      if (colon > a && colon + 1 < b) {
+        if (colon > a + 1 || t.v === 'else' || t.v === 'try' || t.v === 'finally') ev.stmt(toks, a, colon);
+        ev.stmt(toks, colon + 1, b);
+        return b;
+      }
     }
     if (t.v === 'def' || t.v === 'class') {
       // The body follows on later lines; the default values are code.
