@@ -258,30 +258,58 @@ function concatValue(s: string): string {
 export function awkCommands(program: string): { commands: string[]; unknown: boolean } {
   const commands: string[] = [];
   let unknown = false;
+  // The patterns run over a copy whose string literals are blanked (same length), so that a `|`, `;` or `}`
+  // inside a string (`printf "%s|", $0`) is never taken for syntax; literal values are read from the original.
+  const masked = maskAwkStrings(program);
+  const orig = (m: RegExpMatchArray, group: number): string => {
+    const span = m.indices?.[group];
+    return span ? program.slice(span[0], span[1]) : '';
+  };
   // `cmd = "…"` assignments of literals, for `system(cmd)` (a name assigned twice is not resolved).
   const vars = new Map<string, string | null>();
-  for (const m of program.matchAll(new RegExp(`(?:^|[;{\\s])([A-Za-z_]\\w*)\\s*=(?!=)\\s*${AWK_CONCAT}\\s*(?=[;}\\n]|$)`, 'g'))) {
-    vars.set(m[1]!, vars.has(m[1]!) ? null : concatValue(m[2]!));
+  for (const m of masked.matchAll(new RegExp(`(?:^|[;{\\s])([A-Za-z_]\\w*)\\s*=(?!=)\\s*${AWK_CONCAT}\\s*(?=[;}\\n]|$)`, 'gd'))) {
+    vars.set(m[1]!, vars.has(m[1]!) ? null : concatValue(orig(m, 2)));
   }
-  for (const m of program.matchAll(/\bsystem\s*\(([^)]*)\)/g)) {
-    const arg = m[1]!.trim();
-    const lit = new RegExp(`^${AWK_CONCAT}\\s*$`).exec(arg);
-    const v = vars.get(arg);
-    if (lit) commands.push(concatValue(lit[1]!));
+  for (const m of masked.matchAll(/\bsystem\s*\(([^)]*)\)/gd)) {
+    const argMasked = m[1]!.trim();
+    const arg = orig(m, 1).trim();
+    const lit = new RegExp(`^${AWK_CONCAT}\\s*$`).exec(argMasked);
+    const v = vars.get(argMasked);
+    if (lit) commands.push(concatValue(arg));
     else if (v) commands.push(v);
     else unknown = true;
   }
-  for (const m of program.matchAll(new RegExp(`${AWK_CONCAT}\\s*\\|\\s*getline`, 'g'))) commands.push(concatValue(m[1]!));
-  for (const m of program.matchAll(new RegExp(`(?:print|printf)([^|;}]*)(?<!\\|)\\|(?!\\|)\\s*${AWK_CONCAT}`, 'g'))) {
-    const target = concatValue(m[2]!);
+  for (const m of masked.matchAll(new RegExp(`${AWK_CONCAT}\\s*\\|\\s*getline`, 'gd'))) commands.push(concatValue(orig(m, 1)));
+  for (const m of masked.matchAll(new RegExp(`(?:print|printf)([^|;}]*)(?<!\\|)\\|(?!\\|)\\s*${AWK_CONCAT}`, 'gd'))) {
+    const target = concatValue(orig(m, 2));
     commands.push(target);
     if (/^\s*(?:\/\S*\/)?(?:ba|da|k|z)?sh\b/.test(target)) {
       const printed = new RegExp(`^\\s*\\(?${AWK_CONCAT}\\s*\\)?\\s*$`).exec(m[1]!);
-      if (printed) commands.push(concatValue(printed[1]!));
+      if (printed) commands.push(concatValue(orig(m, 1)));
       else unknown = true;
     }
   }
   return { commands, unknown };
+}
+
+/** The program with every character inside a string literal replaced by `_` (quotes and length kept). */
+function maskAwkStrings(program: string): string {
+  let out = '';
+  let inStr = false;
+  for (let i = 0; i < program.length; i++) {
+    const ch = program[i]!;
+    if (!inStr) {
+      out += ch;
+      if (ch === '"') inStr = true;
+    } else if (ch === '\\' && i + 1 < program.length) {
+      out += '__';
+      i++;
+    } else if (ch === '"') {
+      out += ch;
+      inStr = false;
+    } else out += ch === '\n' ? '\n' : '_';
+  }
+  return out;
 }
 
 /**

@@ -83,7 +83,7 @@ export function assignWorkDirs(analysis: Analysis): void {
       }
     }
     const stack: (string | null)[] = [];
-    for (const c of cdsBefore(d, cds)) {
+    for (const c of cdsBefore(d, cds, cmds)) {
       dir = applyCd(c.cmd, dir, stack, facts);
       how = c.cmd.text;
     }
@@ -205,14 +205,35 @@ function cdAnchors(cmds: readonly SimpleCommand[]): Cd[] {
  * the line itself), before it, and in a subshell scope that encloses `d`'s. A cd inside a function body runs only
  * if the function is called: not followed.
  */
-function cdsBefore(d: SimpleCommand, cds: readonly Cd[]): Cd[] {
+function cdsBefore(d: SimpleCommand, cds: readonly Cd[], cmds: readonly SimpleCommand[]): Cd[] {
   const out: Cd[] = [];
   for (const c of cds) {
     if (c.at.wrappedBy !== d.wrappedBy || c.at.id >= d.id) continue;
     if (c.cmd.inFunction && !d.inFunction) continue;
+    // `cd "$(node app)"`: the substitutions in the cd's own words run before it, where the shell still is.
+    if (d.inSubstitution && ownSubstitutions(c.at, cmds).has(d.id)) continue;
     if (isPrefix(c.at.scope, d.scope)) out.push(c);
   }
   return out;
+}
+
+/** Ids of the commands run by substitutions in a command's words, assignments and redirects, nested ones included. */
+function ownSubstitutions(c: SimpleCommand, cmds: readonly SimpleCommand[]): Set<number> {
+  const out = new Set<number>();
+  const add = (w: Word): void => {
+    for (const id of w.substitutions) {
+      if (out.has(id)) continue;
+      out.add(id);
+      const inner = cmds[id];
+      if (inner) for (const x of wordsOf(inner)) add(x);
+    }
+  };
+  for (const w of wordsOf(c)) add(w);
+  return out;
+}
+
+function wordsOf(c: SimpleCommand): Word[] {
+  return [...c.argv, ...c.assignments.map((a) => a.value), ...c.redirects.map((r) => r.target)];
 }
 
 function isPrefix(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
