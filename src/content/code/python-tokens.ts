@@ -12,6 +12,12 @@ const NAME_START = /[\p{L}\p{Nl}_\u1885\u1886\u2118\u212e\u309b\u309c]/u;
 const NAME_CHAR = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_\u00b7\u0387\u1369-\u1371\u19da]/u;
 const PREFIX_RE = /^(?:[rR][bBfFtT]?|[bBfFtT][rR]?|[uU])(?=['"])/;
 
+const STRING_PREFIX_CHARS = new Set(['r', 'R', 'b', 'B', 'f', 'F', 't', 'T', 'u', 'U']);
+
+function isAsciiNameStart(k: number): boolean {
+  return (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || k === 95;
+}
+
 export function tokenizePython(src: string): Tokens {
   const t = new PyTokenizer(src);
   try {
@@ -51,18 +57,33 @@ class PyTokenizer {
         if (c === '!' && s[this.i + 1] !== '=') { this.i += 2; continue; }
         if (c === ':' && s[this.i + 1] !== '=') { this.formatSpec(); return; }
       }
-      const pre = PREFIX_RE.exec(s.slice(this.i, this.i + 3));
+      // Only the prefix letters can start a prefixed string: test the regex for those alone (this loop runs
+      // for every character of the code, so the common paths below avoid slices and Unicode regexes).
+      const pre = STRING_PREFIX_CHARS.has(c) ? PREFIX_RE.exec(s.slice(this.i, this.i + 3)) : null;
       if (pre || c === '"' || c === "'") {
         this.string(pre ? pre[0] : '');
         continue;
       }
-      if (NAME_START.test(c)) {
+      const code = c.charCodeAt(0);
+      if (isAsciiNameStart(code) || (code > 127 && NAME_START.test(c))) {
         const st = this.i;
-        while (this.i < s.length && NAME_CHAR.test(s[this.i]!)) this.i++;
-        this.out.push({ k: 'name', v: s.slice(st, this.i).normalize('NFKC'), pos: st });
+        let ascii = code <= 127;
+        for (;;) {
+          this.i++;
+          if (this.i >= s.length) break;
+          const k = s.charCodeAt(this.i);
+          if (isAsciiNameStart(k) || (k >= 48 && k <= 57)) continue;
+          if (k > 127 && NAME_CHAR.test(s[this.i]!)) {
+            ascii = false;
+            continue;
+          }
+          break;
+        }
+        const name = s.slice(st, this.i);
+        this.out.push({ k: 'name', v: ascii ? name : name.normalize('NFKC'), pos: st });
         continue;
       }
-      if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(s[this.i + 1] ?? ''))) {
+      if ((code >= 48 && code <= 57) || (c === '.' && /[0-9]/.test(s[this.i + 1] ?? ''))) {
         const m = /^(?:0[xXoObB][0-9a-fA-F_]+|(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][+-]?[0-9_]+)?[jJlL]?)/.exec(s.slice(this.i, this.i + 64))!;
         const len = Math.max(1, m[0].length);
         this.out.push({ k: 'num', v: s.slice(this.i, this.i + len), pos: this.i });
