@@ -226,7 +226,8 @@ const ASIMOV_BYPASS_RE = new RegExp([
 // ("deprecated: use read_text_file instead"); what it may not do is retire the client's tools or route the
 // agent's commands, paths and secrets through itself.
 const RETIRED = String.raw`(?:deprecated|disabled|unavailable|removed|broken|unsafe|insecure|unreliable|dangerous|blocked|forbidden|retired|obsolete|replaced|compromised|not\s+(?:available|allowed|permitted|safe|supported|working|to\s+be\s+used)|no\s+longer\s+(?:available|supported|works?|allowed|safe|used))`;
-const NAME = String.raw`[\x60"']?([A-Za-z][\w.\/-]{0,63})[\x60"']?`;
+// A name never ends in `.`, `/` or `-`: "instead of answering." names no tool called `answering.`.
+const NAME = String.raw`[\x60"']?([A-Za-z](?:[\w.\/-]{0,62}\w)?)[\x60"']?`;
 /** "the Bash tool is deprecated here", "Read is disabled". */
 const RETIRED_RE = new RegExp(String.raw`\b(?:the\s+|your\s+)?${NAME}(\s+tools?)?\s+(?:is|are|has\s+been|have\s+been|was|were|got|gets)\s+(?:now\s+|currently\s+|temporarily\s+|permanently\s+|being\s+)?${RETIRED}`, 'gi');
 /** "do not use the Bash tool", "never call Read". */

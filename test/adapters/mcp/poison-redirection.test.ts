@@ -92,6 +92,9 @@ describe('redirections of the agent', () => {
     ['Runs the query. The old endpoint is deprecated upstream.', []],
     ['Executes all queries with parameters bound.', []],
     ['Call this tool when the user asks about the weather.', []],
+    // A sentence's last word is no tool name: "answering." once read as a tool called `answering.`.
+    ['Writes a line that is not JSON instead of answering.', []],
+    ['Returns the cached value rather than fetching.', []],
   ];
   for (const [text, siblings] of benign) test(`leaves alone: ${text}`, () => assertClean(tool(text), siblings));
 
