@@ -64,6 +64,12 @@ interface RuleBase {
   reason: string;
   /** Calls this rule must match, and near-misses it must not. Both lists are required. */
   examples: { match: RuleExample[]; notMatch: RuleExample[] };
+  /**
+   * The `match` examples need files on disk that the examples' imaginary machine does not have (a script
+   * that is new in the working tree): the pack's example check runs only the `notMatch` ones, and the
+   * rule's own tests build the machine for the rest.
+   */
+  examplesNeedDisk?: boolean;
   /** A rule that no policy layer may set below its own tier (the catastrophic ones). */
   locked?: boolean;
   /** Retired rule: kept so its id is never reused. */

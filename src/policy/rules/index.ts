@@ -20,11 +20,12 @@ import { rules as mcp } from './mcp.ts';
 import { rules as dlp } from './dlp.ts';
 import { rules as where } from './where.ts';
 import { rules as mass } from './mass.ts';
+import { rules as scripts } from './scripts.ts';
 import { rules as content } from './content.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
   ...exec, ...inlineCode, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
-  ...dlp, ...where, ...mass,
+  ...dlp, ...where, ...mass, ...scripts,
   ...content,
 ];
