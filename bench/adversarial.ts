@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAdversarialCases, type AdversarialCase } from '../test/adversarial/corpus.ts';
+import { exampleFindings } from '../src/policy/examples.ts';
 import { targetRow, textTable, type SummaryRow } from './report.ts';
 import type { BenchEnv } from './setup.ts';
 
@@ -23,14 +24,13 @@ export function runAdversarial(env: BenchEnv): ThemeTally[] {
   for (const c of loadAdversarialCases()) {
     let t = byTheme.get(c.theme);
     if (!t) byTheme.set(c.theme, (t = { theme: c.theme, cases: 0, got: {}, expected: {}, mismatches: [] }));
-    const tool = typeof c.call === 'string' ? 'Bash' : c.call.tool;
-    const input = typeof c.call === 'string' ? { command: c.call } : c.call.input;
-    // On the bench's sandbox (a real temp project and home), not the examples' imaginary machine.
-    const d = env.gate.decideStatic(env.call(tool, input));
+    // On the examples' imaginary machine the cases are written for (home /home/dev, project /home/dev/project),
+    // with the bench's policy: the same decision the test suite checks.
+    const d = exampleFindings(c.call, env.policy);
     t.cases++;
     t.got[d.tier] = (t.got[d.tier] ?? 0) + 1;
     t.expected[c.expect] = (t.expected[c.expect] ?? 0) + 1;
-    if (d.tier !== c.expect) t.mismatches.push({ c, tier: d.tier, rule: d.rule ?? null });
+    if (d.tier !== c.expect) t.mismatches.push({ c, tier: d.tier, rule: d.rule });
   }
   return [...byTheme.values()].sort((a, b) => a.theme.localeCompare(b.theme));
 }

@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { CORPORA, readRows, resolveCorpusDir } from './corpora.ts';
 import { createBenchEnv, type BenchEnv } from './setup.ts';
 import { loadAdversarialCases } from '../test/adversarial/corpus.ts';
+import { exampleFindings } from '../src/policy/examples.ts';
 import { trafficCall } from './traffic.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -65,7 +66,9 @@ export function dumpDecisions(corpusDir: string): Dumped[] {
     for (const c of loadAdversarialCases()) {
       const tool = typeof c.call === 'string' ? 'Bash' : c.call.tool;
       const input = typeof c.call === 'string' ? { command: c.call } : c.call.input;
-      out.push({ corpus: `adversarial/${c.theme}`, ref: `line ${c.line}`, text: preview(env, tool, input), ...decide(env, tool, input) });
+      // On the examples' machine, which the cases are written for.
+      const d = exampleFindings(c.call, env.policy);
+      out.push({ corpus: `adversarial/${c.theme}`, ref: `line ${c.line}`, text: preview(env, tool, input), tier: d.tier, rule: d.rule });
     }
   } finally {
     env.dispose();

@@ -53,14 +53,11 @@ export function createBenchEnv(benchDir: string): BenchEnv {
     trustStorePath: join(home, '.config', 'asimov', 'trusted.json'),
   });
   const gate = createGate({ audit: false, policy, personAvailable: true, home, env });
-  const call = (tool: string, input: Record<string, unknown>): ToolCall => ({
-    tool: normalizeTool(tool, input).tool,
-    clientTool: tool,
-    input,
-    cwd: project,
-    projectRoot: project,
-    agent: 'bench',
-  });
+  const call = (tool: string, input: Record<string, unknown>): ToolCall => {
+    // As the Claude Code adapter does: a SlashCommand naming an MCP prompt is judged as that prompt request.
+    const norm = normalizeTool(tool, input);
+    return { tool: norm.tool, clientTool: tool, input: norm.input ?? input, cwd: project, projectRoot: project, agent: 'bench' };
+  };
   const ctx = (): RuleContext =>
     createRuleContext({
       cwd: project,
