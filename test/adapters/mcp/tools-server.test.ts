@@ -69,6 +69,14 @@ function scratchProject(prefix: string) {
   return s;
 }
 
+/** Makes the scratch project a git repository with every file committed (the project's own scripts). */
+function commitAll(dir: string): void {
+  for (const args of [['init', '-q'], ['add', '-A'], ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'scripts']]) {
+    const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  }
+}
+
 async function spawnServer(s: ReturnType<typeof makeScratch>, args: string[], env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -95,6 +103,9 @@ describe('asimov mcp tools over stdio (the built CLI, the official SDK client)',
       join(s.project, 'show-env.sh'),
       'printf "[%s] [%s] [%s] [%s]\\n" "${SECRET_TOKEN-unset}" "${LD_PRELOAD-unset}" "${NODE_OPTIONS-unset}" "$HOME"\n',
     );
+    // The probe is the project's own, committed script: a new one would be read first (exec.read-script) and,
+    // printing a secret-named variable, refused before it could show the variable is not there.
+    commitAll(s.project);
     symlinkSync(join(s.root, 'outside'), join(s.project, 'link-out'));
     symlinkSync(join(s.root, 'outside', 'secret.txt'), join(s.project, 'leaf-out'));
     server = await spawnServer(s, ['--root', join(s.root, 'extra'), '--timeout-ms', '60000'], {
@@ -292,6 +303,7 @@ describe('the tools section of a policy file (spawned CLI, a user policy in the 
     );
     // A script, so the gate does not see (and refuse) the printing of a secret.
     writeFileSync(join(s.project, 'env-probe.sh'), 'echo "[${SECRET_TOKEN-unset}] [${LD_PRELOAD-unset}] [${OTHER_SECRET-unset}]"\n');
+    commitAll(s.project);
     server = await spawnServer(s, [], { SECRET_TOKEN: 'tok-listed', LD_PRELOAD: '/nonexistent/asimov-test-preload.so', OTHER_SECRET: 'never' });
   });
   after(async () => {
