@@ -142,7 +142,7 @@ export function createGate(options: GateOptions = {}): Gate {
       dlpAllow: policy.dlpAllow,
       defaultBranches: policy.defaultBranches,
       protectedPaths: policy.protectedPaths,
-      ...(policy.protectedNames !== undefined ? { protectedNames: policy.protectedNames } : {}),
+      protectedNames: policy.protectedNames,
       asimovDirs,
     });
     // A copy of the call only when resolving changed its directory (a clean absolute cwd comes back as is).

@@ -32,6 +32,8 @@ export interface RuleContextOptions {
 }
 
 export const DEFAULT_BRANCHES: readonly string[] = ['main', 'master'];
+const NO_PAIRS: readonly { readonly credential: string; readonly hosts: readonly string[] }[] = Object.freeze([]);
+const NO_NAMES: readonly string[] = Object.freeze([]);
 
 /**
  * A fresh context for one call. Classifiers are not shared between calls on purpose: their realpath
@@ -70,9 +72,11 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     // URLs involve no file system, so their classifier is shared by every context with the same domains.
     url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
     allowedDomains,
-    ...(opts.dlpAllow !== undefined && opts.dlpAllow.length > 0 ? { dlpAllow: opts.dlpAllow } : {}),
+    // Always present (empty when unset): every context has the same shape, so the rules' property loads stay
+    // monomorphic, and no object is spread per call.
+    dlpAllow: opts.dlpAllow ?? NO_PAIRS,
     defaultBranches: opts.defaultBranches ?? DEFAULT_BRANCHES,
-    ...(opts.protectedNames !== undefined && opts.protectedNames.length > 0 ? { protectedNames: opts.protectedNames } : {}),
+    protectedNames: opts.protectedNames ?? NO_NAMES,
     declaredPackages() {
       if (declared === null) declared = readDeclaredPackages(projectRoot);
       return declared;

@@ -2,6 +2,7 @@
 // through a redirect, a here-doc or a pipe, what cp/mv/install copy from a file written earlier in the line,
 // the lines sed -i inserts, what `crontab -` and `npm pkg set` install. Unknown content is said to be unknown.
 
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import type { DeferredKind } from '../content/deferred/index.ts';
 import { parseArgs } from '../shell/args.ts';
@@ -574,8 +575,8 @@ function writesOf(cmd: SimpleCommand, flow: Flow): ShellWrite[] {
 
 function isDirectory(info: PathInfo, flow: Flow): boolean {
   if (!flow.disk || info.abs === null) return false;
-  const r = readRegularFile(info.abs, 0);
-  return r.status === 'unreadable' && r.why === 'it is not a regular file';
+  // A stat, not an open: this runs for every copy and move of every line (the path was resolved already).
+  return statSync(info.abs, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /** The text a redirect of `cmd` writes: its standard output (or nothing, for stderr of a program that prints none there). */

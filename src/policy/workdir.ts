@@ -78,8 +78,10 @@ function makeContext(parent: RuleContext, wd: WorkDir): RuleContext {
     path,
     url: (u) => parent.url(u),
     allowedDomains: parent.allowedDomains,
+    // Every field of the parent's, in its order (createRuleContext): the same shape, nothing lost after a cd.
+    dlpAllow: parent.dlpAllow,
     defaultBranches: parent.defaultBranches,
-    ...(parent.protectedNames !== undefined ? { protectedNames: parent.protectedNames } : {}),
+    protectedNames: parent.protectedNames,
     declaredPackages: () => parent.declaredPackages(),
     classifyLine: (line) => parent.classifyLine(line),
   };

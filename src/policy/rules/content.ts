@@ -9,11 +9,13 @@ import { tierRank } from '../../core/types.ts';
 import { isExecutable } from '../../core/executables.ts';
 import { extractPaths } from '../../core/tools.ts';
 import { deferredKindOf, extractDeferred, type DeferredCommand, type DeferredKind } from '../../content/deferred/index.ts';
+import { programName } from '../../shell/program.ts';
 import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import type { PathInfo } from '../paths.ts';
 import { defineShellRule, defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import { SHELL_WRITE_PROGRAMS, shellWrites, type ShellWrite } from '../shell-writes.ts';
 import { lexicalAbs, readRegularFile, writtenFiles } from '../written-content.ts';
+import { pathTargets } from './writes.ts';
 
 /** What one written file will hold, however it was written. */
 interface Written {
@@ -81,8 +83,10 @@ const USER_BIN_DIRS = ['.local/bin', 'bin'];
 /** The system program a file at `abs` would stand in for, or null. */
 export function shadowedProgram(abs: string | null, home: string): string | null {
   if (abs === null) return null;
+  // Cheap string tests first: this runs for every path a shell line writes.
+  if (!abs.startsWith(home)) return null;
   const dir = posix.dirname(abs);
-  if (!USER_BIN_DIRS.some((d) => dir === posix.join(home, d))) return null;
+  if (!USER_BIN_DIRS.some((d) => dir.length === home.length + 1 + d.length && dir.endsWith(d) && dir.charCodeAt(home.length) === 47)) return null;
   const name = posix.basename(abs);
   if (name === '' || name.startsWith('.')) return null;
   if (SHADOWED_NAMES.has(name)) return name;
@@ -288,6 +292,26 @@ function shellWritten(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis):
 
 const WRITE_TOOLS = ['write', 'edit', 'mcp'] as const;
 
+/**
+ * The cheap test before the content work: whether any path the command writes (writes.ts's targets, shared and
+ * cached for every rule) could be a file that runs later or a PATH program, by its resolved or its lexical path.
+ * The writers with no path target (crontab -, npm pkg set) and git are always looked at; a path that went
+ * through a link (its lexical form differs) too, since a link named like a hook is one.
+ */
+function mayWriteRunsLater(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): boolean {
+  const prog = programName(cmd);
+  if (prog !== null && (SHELL_WRITE_PROGRAMS.includes(prog) || prog === 'git')) return true;
+  const place = { home: ctx.home, projectRoot: ctx.projectRoot };
+  for (const t of pathTargets(cmd, ctx, analysis)) {
+    if (t.kind === 'delete') continue;
+    const abs = t.info.abs;
+    if (abs === null) continue;
+    if (deferredKindOf(abs, place) !== null || shadowedProgram(abs, ctx.home) !== null) return true;
+    if (lexicalAbs(t.path, ctx.cwd, ctx.home) !== abs) return true;
+  }
+  return false;
+}
+
 /** A shell command's verdict, cached per command: the runs-later and shadow rules ask about the same writes. */
 const shellCache = new WeakMap<SimpleCommand, Written[]>();
 function writtenOf(cmd: SimpleCommand, ctx: RuleContext, analysis: Analysis): Written[] {
@@ -347,6 +371,7 @@ export const rules: Rule[] = [
     // Only commands that write paths (the path-targets trait) or the writers without a path argument.
     needs: { traits: ['path-targets'], programs: SHELL_WRITE_PROGRAMS },
     match(cmd, ctx, analysis) {
+      if (!mayWriteRunsLater(cmd, ctx, analysis)) return null;
       let v: Verdict | null = null;
       for (const w of writtenOf(cmd, ctx, analysis)) v = worse(v, judge(w, ctx));
       return v;
@@ -403,6 +428,7 @@ export const rules: Rule[] = [
     reason: "A program on the user's PATH named like a system program (sudo, ssh, git…) runs instead of it everywhere; give it another name, or ask the user.",
     needs: { traits: ['path-targets'] },
     match(cmd, ctx, analysis) {
+      if (!mayWriteRunsLater(cmd, ctx, analysis)) return null;
       for (const w of writtenOf(cmd, ctx, analysis)) {
         if (w.kind !== 'path-program') continue;
         const hit = shadowVerdict(w.shown, w.abs, ctx.home, w.content !== null ? [w.content] : w.fragments);
