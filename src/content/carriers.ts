@@ -3,9 +3,11 @@
 // substitutions inside array subscripts that bash's arithmetic evaluates. Pure text in, command lines out;
 // the shell layer parses the lines and the policy judges them as if written out.
 
-/** The matching close of `$(` at `open` (index of `$`), skipping quotes and nested parentheses; -1 if none. */
-function closeParen(s: string, open: number): number {
-  let depth = 0;
+/**
+ * The matching close of `$(` at `open` (index of `$`), skipping quotes and nested parentheses; -1 if none.
+ * `depth` is how many parentheses are open already at `open + 1` (1 when scanning from inside the body).
+ */
+export function closeParen(s: string, open: number, depth = 0): number {
   let q: string | null = null;
   for (let i = open + 1; i < s.length; i++) {
     const ch = s[i]!;

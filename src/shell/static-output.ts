@@ -4,6 +4,7 @@
 // sinks (eval, `sh -c`, `| sh`, source, make -f -, arithmetic…) to parse what they run as commands of the
 // line. Pure over the analysis; every answer is null when anything is not exactly known.
 
+import { closeParen } from '../content/carriers.ts';
 import { MAX_PAYLOAD, runFilter, runProducer } from '../content/payloads.ts';
 import { basename, staticValue } from './program.ts';
 import type { SimpleCommand, Word } from './types.ts';
@@ -236,21 +237,7 @@ export function asScript(k: Known): string | null {
 function closes(s: string, from: number, close: ')' | '`'): boolean {
   if (!s.endsWith(close)) return false;
   if (close === '`') return s.indexOf('`', 1) === s.length - 1;
-  let depth = 1;
-  let q: string | null = null;
-  for (let i = from; i < s.length; i++) {
-    const ch = s[i]!;
-    if (q !== null) {
-      if (ch === '\\' && q === '"') i++;
-      else if (ch === q) q = null;
-      continue;
-    }
-    if (ch === '\\') i++;
-    else if (ch === "'" || ch === '"') q = ch;
-    else if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) return i === s.length - 1;
-  }
-  return false;
+  return closeParen(s, from - 1, 1) === s.length - 1;
 }
 
 /** What command `id` of `commands` prints, when fully known. */

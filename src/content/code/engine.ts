@@ -67,9 +67,10 @@ export interface Lang {
  * Method names that destroy data in the libraries agents call (ORMs, cloud SDKs, search and cache clients):
  * `User.objects.all().delete()`, `ec2.terminate_instances(…)`, `index.deleteObjects()`, `redis.flushall()`.
  * On an object asimov cannot follow, such a call is an unknown effect rather than "pure".
- * (`flush`, `clear`, `remove`, `pop` alone are everyday collection and stream methods: not listed.)
+ * (`flush`, `clear`, `remove`, `pop` alone, and `clearTimeout` and the like, are everyday collection, stream and
+ * timer methods: not listed.)
  */
-export const DESTRUCTIVE_METHOD = /^(?:delete|drop|truncate|terminate|destroy|purge|wipe|erase|flush_?(?:all|db)|flushAll|flushDb)(?:$|[_A-Z0-9])/;
+export const DESTRUCTIVE_METHOD = /^(?:(?:delete|drop|truncate|terminate|destroy|purge|wipe|erase|flush_?(?:all|db)|flushAll|flushDb)(?:$|[_A-Z0-9])|clear(?!Timeout|Interval|Immediate|Rect|Screen|Line|Console|Selection|Cache\b)[A-Z_]|remove_?(?:all|many|objects|index|bucket|table|collection)|removeAll|removeMany|removeObjects)/;
 
 const MAX_NESTED = 4;
 
@@ -789,4 +790,15 @@ export function evaluate(lang: Lang, toks: Tok[]): CodeEffects {
   const second = new Evaluator(lang, seen);
   second.seq(toks, 0, toks.length);
   return second.fx;
+}
+
+/** `eval(code)`/`exec(code)`: a literal is read as nested code of the same language; anything else is unknown. */
+export function evalEffect(ev: Evaluator, code: Val | undefined, via: string): Val {
+  const s = strOf(code);
+  if (s !== null) ev.nested(s, via);
+  else {
+    ev.effect({ kind: 'eval', via });
+    ev.unknown(`runs code built at run time (${via})`);
+  }
+  return DYN;
 }

@@ -4,7 +4,7 @@
 // and renaming are followed; `node:` prefixes, `fs/promises`, `fs.promises` and the `…Sync` twins are one.
 
 import { type CodeEffects, MAX_CODE_CHARS } from './effects.ts';
-import { type CallArgs, DYN, envVar, evaluate, type Evaluator, type Lang, matching, NONE, pathJoin, strOf, type Val } from './engine.ts';
+import { type CallArgs, DYN, evalEffect, envVar, evaluate, type Evaluator, type Lang, matching, NONE, pathJoin, strOf, type Val } from './engine.ts';
 import { tokenizeJs } from './js-tokens.ts';
 import { argvOf, netEffect, pathEffect, runEffect } from './python.ts';
 
@@ -16,15 +16,6 @@ const opt = (a: CallArgs, i: number, key: string): Val | undefined => {
 };
 const truthy = (v: Val | undefined): boolean => v !== undefined && ((v.t === 'bool' && v.v) || (v.t === 'num' && v.v !== 0) || v.t === 'dyn' || (v.t === 'str' && v.v !== ''));
 
-function evalEffect(ev: Evaluator, code: Val | undefined, via: string): Val {
-  const s = strOf(code);
-  if (s !== null) ev.nested(s, via);
-  else {
-    ev.effect({ kind: 'eval', via });
-    ev.unknown(`runs code built at run time (${via})`);
-  }
-  return DYN;
-}
 
 function moduleOf(ev: Evaluator, name: Val | undefined, via: string): Val {
   const n = strOf(name);

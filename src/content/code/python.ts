@@ -2,7 +2,7 @@
 // environment it reads, code it evaluates. Over python-tokens.ts, with the shared evaluator (engine.ts).
 
 import { type CodeEffects, MAX_CODE_CHARS } from './effects.ts';
-import { type CallArgs, DYN, envVar, evaluate, type Evaluator, expandUser, type Lang, matching, NONE, pathJoin, strOf, type Val } from './engine.ts';
+import { type CallArgs, DYN, evalEffect, envVar, evaluate, type Evaluator, expandUser, type Lang, matching, NONE, pathJoin, strOf, type Val } from './engine.ts';
 import { tokenizePython } from './python-tokens.ts';
 import type { Tok } from './tokens.ts';
 
@@ -75,15 +75,6 @@ function openEffect(ev: Evaluator, p: Val | undefined, mode: Val | undefined, vi
   return DYN;
 }
 
-function evalEffect(ev: Evaluator, code: Val | undefined, via: string): Val {
-  const s = strOf(code);
-  if (s !== null) ev.nested(s, via);
-  else {
-    ev.effect({ kind: 'eval', via });
-    ev.unknown(`runs code built at run time (${via})`);
-  }
-  return DYN;
-}
 
 const HTTP_CLIENTS = new Set(['requests', 'httpx', 'aiohttp', 'urllib3', 'requests.Session()', 'httpx.Client()', 'httpx.AsyncClient()', 'aiohttp.ClientSession()', 'urllib3.PoolManager()']);
 const FACTORIES: Record<string, string> = {
