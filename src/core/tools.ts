@@ -277,10 +277,17 @@ export function extractPaths(tool: string, input: Record<string, unknown>): stri
   return out;
 }
 
-/** File names in a Codex-style patch or a git diff; empty for any other text. */
+const NO_PATHS: string[] = [];
+
+/** File names in a Codex-style patch or a git diff; empty for any other text (the shared empty array: do not modify). */
 export function patchPaths(text: string): string[] {
+  // Substring tests first: every string of a file tool's input passes here, for every rule that asks for the
+  // call's paths, and a multi-line regex over a megabyte of content costs milliseconds each time.
+  const codex = text.includes('*** ');
+  const git = text.includes('diff --git ') || text.includes('+++ ');
+  if (!codex && !git) return NO_PATHS;
   const out: string[] = [];
-  if (text.includes('*** Begin Patch') || /^\*\*\* (Update|Add|Delete) File: /m.test(text)) {
+  if (text.includes('*** Begin Patch') || (codex && /^\*\*\* (Update|Add|Delete) File: /m.test(text))) {
     for (const m of text.matchAll(/^\*\*\* (?:Update File|Add File|Delete File|Move to): (.+?)\s*$/gm)) out.push(m[1]!);
   } else if (/^diff --git /m.test(text) || /^--- .+\n\+\+\+ /m.test(text)) {
     for (const m of text.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?(.+?)\s*$/gm)) if (m[1] !== '/dev/null') out.push(m[1]!);

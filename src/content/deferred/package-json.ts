@@ -23,6 +23,13 @@ function obj(v: Json): Record<string, Json> | null {
 
 /** JSON or JSONC, leniently: the value and whether it parsed cleanly. */
 export function lenientJson(text: string, strict = false): { value: Json; clean: boolean } {
+  // Plain JSON (nearly every package.json) through the engine's own parser, several times faster than the
+  // JSONC one on a large file; anything it refuses goes to the forgiving parse below.
+  try {
+    return { value: JSON.parse(text) as Json, clean: true };
+  } catch {
+    // not plain JSON: comments, trailing commas, a fragment, a broken file
+  }
   const errors: ParseError[] = [];
   let value: Json;
   try {
