@@ -3,7 +3,7 @@
 // suite requires every case to match; here the same figures are shown next to the other corpora.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { loadAdversarialCases, type AdversarialCase } from '../test/adversarial/corpus.ts';
 import { exampleFindings } from '../src/policy/examples.ts';
 import { targetRow, textTable, type SummaryRow } from './report.ts';
@@ -19,9 +19,12 @@ export interface ThemeTally {
   mismatches: { c: AdversarialCase; tier: string; rule: string | null }[];
 }
 
+/** The corpus directory from the bench's own place (bench/ and bench/out/bench.mjs both resolve it: see build-bench.mjs). */
+export const ADVERSARIAL_DIR = resolve(import.meta.dirname, '..', 'test', 'adversarial', 'cases');
+
 export function runAdversarial(env: BenchEnv): ThemeTally[] {
   const byTheme = new Map<string, ThemeTally>();
-  for (const c of loadAdversarialCases()) {
+  for (const c of loadAdversarialCases(ADVERSARIAL_DIR)) {
     let t = byTheme.get(c.theme);
     if (!t) byTheme.set(c.theme, (t = { theme: c.theme, cases: 0, got: {}, expected: {}, mismatches: [] }));
     // On the examples' imaginary machine the cases are written for (home /home/dev, project /home/dev/project),

@@ -63,7 +63,7 @@ export function dumpDecisions(corpusDir: string): Dumped[] {
         out.push({ corpus: 'agent-traffic', ref: `line ${i + 1}`, text: preview(env, call.tool, call.input), ...decide(env, call.tool, call.input) });
       });
     }
-    for (const c of loadAdversarialCases()) {
+    for (const c of loadAdversarialCases(resolve(REPO_ROOT, 'test', 'adversarial', 'cases'))) {
       const tool = typeof c.call === 'string' ? 'Bash' : c.call.tool;
       const input = typeof c.call === 'string' ? { command: c.call } : c.call.input;
       // On the examples' machine, which the cases are written for.
