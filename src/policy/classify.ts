@@ -72,6 +72,13 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
+/** PowerShell's own shapes: Verb-Noun cmdlets, `$x = @(…)`, `-ErrorAction`, pipelines into Where-Object/ForEach-Object. */
+const POWERSHELL_RE = /\b(?:Get|Set|New|Remove|Invoke|Start|Stop|Test|Write|Select|Where|ForEach|Out|Import|Export|Add|Copy|Move)-[A-Z][A-Za-z]+\b|\$\w+\s*=\s*@\(|-ErrorAction\b|\|\s*(?:Where-Object|ForEach-Object|Select-Object|Out-Null)\b|\bforeach\s*\(\$/;
+
+function looksLikePowerShell(line: string): boolean {
+  return POWERSHELL_RE.test(line.length > 4096 ? line.slice(0, 4096) : line);
+}
+
 /** How many lines deep data may nest in data (a hook written by a decoded payload in a CI step…). */
 export const MAX_NESTED_LINES = 4;
 
@@ -123,6 +130,15 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
   bindNested(ctx, policy);
   const analysis = analyzeShell(command);
   if (analysis.status !== 'ok') {
+    // Only where bash could not read the line at all (never a downgrade: it is `unknown` either way), say
+    // when it is PowerShell that reached a bash tool (Windows agents do this), so the person knows why.
+    if ((analysis.status === 'unparseable' || analysis.status === 'refused') && looksLikePowerShell(command)) {
+      return {
+        classification: unknownResult('shell.powershell', 'This line is PowerShell, not bash: asimov reads bash, so a person has to read it (or run it through a PowerShell tool the policy knows).'),
+        analysis,
+        perCommand: [],
+      };
+    }
     return {
       classification: unknownResult(`shell.${analysis.status.replace(/_/g, '-')}`, `The command could not be analysed safely (${analysis.message ?? analysis.status}); a person has to read it.`),
       analysis,
