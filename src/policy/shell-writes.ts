@@ -11,7 +11,7 @@ import type { Analysis, Redirect, SimpleCommand, Word } from '../shell/types.ts'
 import type { PathInfo } from './paths.ts';
 import type { RuleContext } from './rule.ts';
 import { GNU_WRITE_SPECS, writeTargets } from './rules/writes.ts';
-import { readRegularFile } from './written-content.ts';
+import { readCurrentText } from './written-content.ts';
 
 /** Text a command produces. `unknown`: part of it comes from something only known at run time ($(…), a download). */
 export interface Text {
@@ -290,7 +290,7 @@ function fileText(w: Word, cmd: SimpleCommand, flow: Flow): Text | null {
     return join(written.slice(from).map((e) => e.text));
   }
   if (!flow.disk) return UNKNOWN;
-  const r = readRegularFile(info.abs);
+  const r = readCurrentText(info.abs);
   return r.status === 'ok' ? { text: r.text, unknown: false } : UNKNOWN;
 }
 

@@ -16,7 +16,7 @@ import { readRegularFile } from '../core/read-regular.ts';
 
 export type WorktreeStatus =
   | { kind: 'clean' }                      // tracked and identical to the index
-  | { kind: 'changed'; why: string }       // untracked, modified, or newer than the index can vouch for
+  | { kind: 'changed'; why: string; content?: Buffer } // untracked or modified (content: the bytes hashed to find out)
   | { kind: 'unknown'; why: string };      // no repository, or an index asimov cannot read
 
 interface IndexEntry {
@@ -211,7 +211,8 @@ export function worktreeStatus(absPath: string): WorktreeStatus {
       if (r === 0) break;
       n += r;
     }
-    return blobId(buf.subarray(0, n)) === e.oid ? { kind: 'clean' } : { kind: 'changed', why: 'modified since it was committed or staged' };
+    const content = buf.subarray(0, n);
+    return blobId(content) === e.oid ? { kind: 'clean' } : { kind: 'changed', why: 'modified since it was committed or staged', content };
   } finally {
     closeSync(fd);
   }

@@ -3,7 +3,7 @@
 
 import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
-import { NotRegularFileError, readRegularFile as readRegular } from '../core/read-regular.ts';
+import { NotRegularFileError, readRegularFile } from '../core/read-regular.ts';
 import type { ToolCall } from '../core/types.ts';
 import { extractPaths, parseMcpName } from '../core/tools.ts';
 import type { PathInfo } from './paths.ts';
@@ -35,7 +35,7 @@ const PSEUDO_FS = /^\/(?:proc|sys|dev)(?:\/|$)/;
  * The text of a regular file, at most `max` bytes, without ever blocking: lstat first (a FIFO, socket,
  * device or link is never opened), then core's non-blocking read, which checks again on the open descriptor.
  */
-export function readRegularFile(abs: string, max: number = MAX_CURRENT_BYTES): ReadResult {
+export function readCurrentText(abs: string, max: number = MAX_CURRENT_BYTES): ReadResult {
   if (PSEUDO_FS.test(abs)) return { status: 'unreadable', why: 'it is in a kernel pseudo-file system' };
   let st;
   try {
@@ -47,7 +47,7 @@ export function readRegularFile(abs: string, max: number = MAX_CURRENT_BYTES): R
   if (!st.isFile()) return { status: 'unreadable', why: 'it is not a regular file' };
   if (st.size > max) return { status: 'unreadable', why: `it is larger than ${max} bytes` };
   try {
-    const buf = readRegular(abs, max);
+    const buf = readRegularFile(abs, max);
     return buf === undefined ? { status: 'absent' } : { status: 'ok', text: buf.toString('utf8') };
   } catch (e) {
     if (e instanceof NotRegularFileError) return { status: 'unreadable', why: e.code === 'too_large' ? `it is larger than ${max} bytes` : 'it is not a regular file' };
@@ -108,7 +108,7 @@ function editSteps(input: Record<string, unknown>): EditStep[] | null {
 function editedFile(path: PathInfo, steps: EditStep[]): WrittenFile {
   const fragments = steps.map((s) => s.newText).filter((t) => t !== '');
   if (path.abs === null) return { path, content: null, fragments, unknownWhy: 'where the file is is only known at run time' };
-  const cur = readRegularFile(path.abs);
+  const cur = readCurrentText(path.abs);
   if (cur.status === 'absent') {
     // An edit with an empty old text creates the file (Claude Code); any other edit of a missing file fails.
     if (steps.length === 1 && steps[0]!.oldText === '') return { path, content: steps[0]!.newText, fragments: [] };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { normalizeTool } from '../../src/core/tools.ts';
 import type { ToolCall } from '../../src/core/types.ts';
 import { createRuleContext } from '../../src/policy/context.ts';
-import { applyEdits, lexicalAbs, patchWrites, readRegularFile, writtenFiles } from '../../src/policy/written-content.ts';
+import { applyEdits, lexicalAbs, patchWrites, readCurrentText, writtenFiles } from '../../src/policy/written-content.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-written-')));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -27,23 +27,23 @@ function files(tool: string, input: Record<string, unknown>) {
   return writtenFiles(call, ctx).map((f) => ({ path: f.path.abs, content: f.content, fragments: f.fragments, unknown: f.unknownWhy ?? null }));
 }
 
-describe('readRegularFile', () => {
+describe('readCurrentText', () => {
   test('reads a regular file', () => {
-    assert.deepEqual(readRegularFile(join(root, '.husky/pre-commit')), { status: 'ok', text: '#!/bin/sh\nnpm test\n' });
+    assert.deepEqual(readCurrentText(join(root, '.husky/pre-commit')), { status: 'ok', text: '#!/bin/sh\nnpm test\n' });
   });
   test('says absent for a missing file', () => {
-    assert.equal(readRegularFile(join(root, 'missing')).status, 'absent');
-    assert.equal(readRegularFile(join(root, 'missing/deeper')).status, 'absent');
+    assert.equal(readCurrentText(join(root, 'missing')).status, 'absent');
+    assert.equal(readCurrentText(join(root, 'missing/deeper')).status, 'absent');
   });
   test('never opens a FIFO (it would block), a directory, or a link', () => {
-    assert.equal(readRegularFile(join(root, 'fifo')).status, 'unreadable');
-    assert.equal(readRegularFile(join(root, '.husky')).status, 'unreadable');
-    assert.equal(readRegularFile(join(root, 'link')).status, 'unreadable');
+    assert.equal(readCurrentText(join(root, 'fifo')).status, 'unreadable');
+    assert.equal(readCurrentText(join(root, '.husky')).status, 'unreadable');
+    assert.equal(readCurrentText(join(root, 'link')).status, 'unreadable');
   });
   test('refuses files over the limit and kernel pseudo-files', () => {
-    assert.equal(readRegularFile(join(root, 'big.txt')).status, 'unreadable');
-    assert.equal(readRegularFile('/proc/self/environ').status, 'unreadable');
-    assert.equal(readRegularFile('/dev/zero').status, 'unreadable');
+    assert.equal(readCurrentText(join(root, 'big.txt')).status, 'unreadable');
+    assert.equal(readCurrentText('/proc/self/environ').status, 'unreadable');
+    assert.equal(readCurrentText('/dev/zero').status, 'unreadable');
   });
 });
 

@@ -14,7 +14,7 @@ import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import type { PathInfo } from '../paths.ts';
 import { defineShellRule, defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import { SHELL_WRITE_PROGRAMS, shellWrites, type ShellWrite } from '../shell-writes.ts';
-import { lexicalAbs, readRegularFile, writtenFiles } from '../written-content.ts';
+import { lexicalAbs, readCurrentText, writtenFiles } from '../written-content.ts';
 import { pathTargets } from './writes.ts';
 
 /** What one written file will hold, however it was written. */
@@ -135,7 +135,7 @@ function linkChain(p: string): string[] {
 
 /** The current text of a file, or null when it is absent or unreadable. */
 function current(abs: string): string | null {
-  const r = readRegularFile(abs);
+  const r = readCurrentText(abs);
   return r.status === 'ok' ? r.text : null;
 }
 

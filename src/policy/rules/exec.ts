@@ -607,6 +607,20 @@ export function writtenScript(abs: string, runner: SimpleCommand, analysis: Anal
 }
 
 /** The path a command runs as a program or script (argv[0] when it is a path, or an interpreter's script). */
+/**
+ * A script file the command runs, as a program given by a path (`./x.sh`) or an interpreter's script operand
+ * (`python x.py`): its path and the interpreter's invocation (null for a path run directly). Null for inline
+ * code (`-c`, a script on stdin) and anything else. exec.run-project-script and exec.read-script start here.
+ */
+export function scriptRun(cmd: SimpleCommand): { path: string; inv: Invocation | null } | null {
+  const path = executedPath(cmd);
+  if (path === null) return null;
+  const inv = invocation(cmd);
+  if (inv && (inv.codes.length > 0 || inv.stdinCode)) return null;
+  if (!inv && !(staticValue(cmd.argv[0]) ?? '').includes('/')) return null;
+  return { path, inv };
+}
+
 export function executedPath(cmd: SimpleCommand): string | null {
   const v0 = staticValue(cmd.argv[0]);
   if (v0 === null) return null;
@@ -1813,12 +1827,9 @@ const runProjectScript = defineShellRule({
     notMatch: ['bash /tmp/x.sh', 'python ~/other/tool.py', '../other-project/run.sh', 'python3 -c "print(1)"', 'echo \'rm -rf ~\' > x.sh; bash x.sh', 'node -r /tmp/x.js index.js', 'node --import=/tmp/x.mjs index.js'],
   },
   match(cmd, ctx, analysis) {
-    const p = executedPath(cmd);
-    if (p === null) return null;
-    const inv = invocation(cmd);
-    if (inv && (inv.codes.length > 0 || inv.stdinCode)) return null;
-    const v0 = staticValue(cmd.argv[0]) ?? '';
-    if (!v0.includes('/') && !inv) return null;
+    const run = scriptRun(cmd);
+    if (run === null) return null;
+    const p = run.path;
     const info = ctx.path(p);
     const c = info.classes;
     if (!(c.has('project') || c.has('build-artifact')) || c.has('dynamic') || c.has('agent-config') || c.has('agent-instructions') || c.has('asimov-config') || c.has('git-internals') || c.has('credentials') || c.has('outside')) return null;

@@ -9,11 +9,10 @@
 import { lstatSync } from 'node:fs';
 import type { Tier } from '../../core/types.ts';
 import { readRegularFile } from '../../core/read-regular.ts';
-import { staticValue } from '../../shell/program.ts';
 import { MAX_CODE_CHARS } from '../../content/code/effects.ts';
 import { defineShellRule, type Rule } from '../rule.ts';
 import { worktreeStatus } from '../worktree-status.ts';
-import { cutText as cut, executedPath, invocation, lineWrites } from './exec.ts';
+import { cutText as cut, lineWrites, scriptRun } from './exec.ts';
 import { analyzeSource, judgeEffects } from './inline-code.ts';
 
 /** Scripts larger than this are not read: soft_deny, "too large to read". */
@@ -65,12 +64,10 @@ const readScript = defineShellRule({
     notMatch: ['python3 -c "print(1)"', 'node index.js', 'bash -n deploy.sh', 'ls -la'],
   },
   match(cmd, ctx, analysis) {
-    const p = executedPath(cmd);
-    if (p === null) return null;
-    const inv = invocation(cmd);
-    if (inv && (inv.codes.length > 0 || inv.stdinCode || inv.syntaxOnly || inv.infoOnly)) return null;
-    const v0 = staticValue(cmd.argv[0]) ?? '';
-    if (!v0.includes('/') && !inv) return null;
+    const run = scriptRun(cmd);
+    if (run === null) return null;
+    const { path: p, inv } = run;
+    if (inv && (inv.syntaxOnly || inv.infoOnly)) return null; // `bash -n x.sh` only checks the syntax: nothing runs
     const info = ctx.path(p);
     const c = info.classes;
     // Scripts outside the project, written in the same line, or in asimov's or the agent's configuration are
@@ -95,7 +92,8 @@ const readScript = defineShellRule({
     }
     let text: string;
     try {
-      text = readRegularFile(info.abs, MAX_SCRIPT_BYTES)?.toString('utf8') ?? '';
+      // The bytes git's index was compared with, when that comparison read them; else read now.
+      text = (status.kind === 'changed' && status.content && status.content.length <= MAX_SCRIPT_BYTES ? status.content : readRegularFile(info.abs, MAX_SCRIPT_BYTES))?.toString('utf8') ?? '';
     } catch (e) {
       return { tier: 'soft_deny', subject: p, reason: `${p} is ${why} and could not be read (${(e as Error).message}); a person has to look at it.` };
     }
