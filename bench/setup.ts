@@ -17,10 +17,10 @@ export interface BenchEnv {
   policy: EffectivePolicy;
   gate: Gate;
   /**
-   * A fresh rule context for a call in the project, built as the gate builds one per call (its path
-   * caches must not outlive the call), for calling classifyShell directly.
+   * A fresh rule context for a call in the project (or another root), built as the gate builds one per call
+   * (its path caches must not outlive the call), for calling classifyShell directly.
    */
-  ctx(): RuleContext;
+  ctx(root?: string): RuleContext;
   /** Environment for child processes: HOME and XDG dirs point into the sandbox. */
   childEnv: NodeJS.ProcessEnv;
   /** A tool call as a Claude Code hook would send it, run in the project directory. */
@@ -58,10 +58,10 @@ export function createBenchEnv(benchDir: string): BenchEnv {
     const norm = normalizeTool(tool, input);
     return { tool: norm.tool, clientTool: tool, input: norm.input ?? input, cwd: project, projectRoot: project, agent: 'bench' };
   };
-  const ctx = (): RuleContext =>
+  const ctx = (at: string = project): RuleContext =>
     createRuleContext({
-      cwd: project,
-      projectRoot: project,
+      cwd: at,
+      projectRoot: at,
       home,
       allowedDomains: policy.allowedDomains,
       defaultBranches: policy.defaultBranches,

@@ -2,8 +2,10 @@
 // rewritten to {{PROJECT}} and {{HOME}} when the corpus was built; here they become the sandbox's project and
 // home. The real-traffic section reports the shares of tiers by tool and agent, and the rules behind the asks.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import type { ToolCall } from '../src/core/types.ts';
+import { pathsCreatedBy } from '../src/policy/created-paths.ts';
 import { performance } from 'node:perf_hooks';
 import type { Tier } from '../src/core/types.ts';
 import { classify } from '../src/policy/classify.ts';
@@ -62,6 +64,8 @@ interface TrafficResult {
   text: string;
   artefact: boolean;
   us: number;
+  /** Decided with the session's own working directory as root (inferSessionRoots). */
+  inferredRoot: boolean;
 }
 
 export interface TrafficReport {
@@ -78,26 +82,113 @@ function textOf(tool: string, input: Record<string, unknown>): string {
   return typeof c === 'string' ? c : `${tool} ${JSON.stringify(input)}`;
 }
 
+/**
+ * Where a session worked when the corpus found no project root for it (or found one its paths mostly leave):
+ * the deepest directory under which at least 60% of the session's absolute paths lie, when that is not the
+ * sandbox project and is a directory of the sandbox home or a benchmark container's workspace. A hook runs
+ * in the agent's working directory, so those calls are decided with it as cwd and project root; without
+ * this, an Automaker worktree or a SWE-bench container's `/workspace/repo` would make every write there an
+ * "outside the project" ask that no real session would see.
+ */
+export function inferSessionRoots(rows: readonly Row[], env: Pick<BenchEnv, 'project' | 'home'>): Map<string, string> {
+  const paths = new Map<string, string[]>();
+  for (const row of rows) {
+    const session = typeof row['session'] === 'string' ? row['session'] : null;
+    const call = session === null ? null : trafficCall(row, env);
+    if (call === null || session === null) continue;
+    const list = paths.get(session) ?? [];
+    for (const m of JSON.stringify(call.input).matchAll(/(?<![\w.~])\/[A-Za-z0-9_.@+-][^\s"'\\:;|&<>()`$*?]*/g)) list.push(posix.normalize(m[0]));
+    paths.set(session, list);
+  }
+  const out = new Map<string, string>();
+  for (const [session, list] of paths) {
+    if (list.length < 3) continue;
+    const counts = new Map<string, number>();
+    for (const p of list) {
+      const seen = new Set<string>();
+      for (let d = posix.dirname(p); d !== '/' && d !== '.'; d = posix.dirname(d)) {
+        if (seen.has(d)) break;
+        seen.add(d);
+        counts.set(d, (counts.get(d) ?? 0) + 1);
+      }
+    }
+    let best: string | null = null;
+    for (const [d, n] of counts) {
+      if (n < 0.6 * list.length) continue;
+      if (best === null || d.length > best.length) best = d;
+    }
+    if (best === null || !plausibleRoot(best, env)) continue;
+    out.set(session, best);
+  }
+  return out;
+}
+
+function plausibleRoot(dir: string, env: Pick<BenchEnv, 'project' | 'home'>): boolean {
+  if (dir === env.project || dir.startsWith(`${env.project}/`) || env.project.startsWith(`${dir}/`)) return false;
+  // A project directory under the home (not a dot-directory such as ~/.claude), or a container workspace.
+  const underHome = dir.startsWith(`${env.home}/`) && !dir.slice(env.home.length + 1).startsWith('.');
+  return underHome || /^\/(workspace|testbed|repo|app|src|code)\/[^/]+/.test(dir);
+}
+
+/**
+ * The bench replays each session in order under its id, as a hook would see it: what an allowed call creates
+ * is recorded by the gate (gate/session-files.ts), and the directories it creates are made (empty) in the
+ * sandbox, so that a later `rm -rf` of them is decided as it would be; files are not made (their content is
+ * not in the corpus). Everything made is removed when the session ends.
+ */
+class SessionReplay {
+  private session: string | null = null;
+  private made: string[] = [];
+  enter(session: string | null): void {
+    if (session === this.session) return;
+    this.clear();
+    this.session = session;
+  }
+  apply(tc: ToolCall, env: BenchEnv): void {
+    for (const c of pathsCreatedBy(tc, env.ctx())) {
+      if (!c.dir) continue;
+      try {
+        mkdirSync(c.path, { recursive: true });
+        this.made.push(c.path);
+      } catch {
+        /* not makeable in the sandbox: the later removal is decided without it */
+      }
+    }
+  }
+  clear(): void {
+    for (const p of this.made.reverse()) rmSync(p, { recursive: true, force: true });
+    this.made = [];
+  }
+}
+
 export function runTraffic(env: BenchEnv, corpusDir: string, outDir: string): TrafficReport {
   const file = join(corpusDir, TRAFFIC_FILE);
   const report: TrafficReport = { present: existsSync(file), file, results: [] };
   if (!report.present) return report;
   const { rows } = readRows(file, 'jsonl');
+  const roots = inferSessionRoots(rows, env);
+  const replay = new SessionReplay();
   rows.forEach((row, i) => {
     const call = trafficCall(row, env);
     if (call === null) return;
-    const tc = env.call(call.tool, call.input);
+    const session = typeof row['session'] === 'string' ? row['session'] : null;
+    replay.enter(session);
+    const base = env.call(call.tool, call.input);
+    const root = session === null ? undefined : roots.get(session);
+    const tc: ToolCall = { ...base, ...(session !== null ? { sessionId: `bench:${session}` } : {}), ...(root !== undefined ? { cwd: root, projectRoot: root } : {}) };
     const t0 = performance.now();
     const d = env.gate.decideStatic(tc);
     const us = (performance.now() - t0) * 1000;
+    if (d.verdict === 'allow' && root === undefined) replay.apply(tc, env);
     let artefact = false;
     if (d.tier !== 'allow' && d.layer === 'static') {
-      const ctx = env.ctx();
+      const ctx = env.ctx(root);
       ctx.declaredPackages = () => DECLARES_EVERYTHING;
       artefact = classify(tc, env.policy, ctx).tier === 'allow';
     }
-    report.results.push({ line: i + 1, agent: call.agent, tool: call.tool, tier: d.tier, rule: d.rule ?? null, reason: d.reason, text: textOf(call.tool, call.input), artefact, us });
+    report.results.push({ line: i + 1, agent: call.agent, tool: call.tool, tier: d.tier, rule: d.rule ?? null, reason: d.reason, text: textOf(call.tool, call.input), artefact, us, inferredRoot: root !== undefined });
   });
+  replay.clear();
   mkdirSync(outDir, { recursive: true });
   report.outFile = join(outDir, 'traffic-not-allowed.jsonl');
   writeFileSync(report.outFile, report.results.filter((r) => r.tier !== 'allow').map((r) => JSON.stringify({ line: r.line, agent: r.agent, tool: r.tool, tier: r.tier, rule: r.rule, artefact: r.artefact, reason: r.reason, call: r.text.slice(0, 2000) })).join('\n') + '\n');
@@ -132,6 +223,8 @@ export function formatTraffic(r: TrafficReport): string {
   lines.push(textTable(header, [['all calls', ...shares(res)], ['shell calls', ...shares(res.filter((x) => SHELL_TOOLS.has(x.tool)))]]));
   lines.push('', 'By tool:', textTable(header, groupRows(res, (x) => x.tool)));
   lines.push('', 'By agent:', textTable(header, groupRows(res, (x) => x.agent)));
+  const inferred = res.filter((x) => x.inferredRoot);
+  lines.push('', `Decided in the session's own working directory (the corpus found no project root there; see inferSessionRoots): ${inferred.length} calls, ${formatPercent(percent(inferred.filter((x) => x.tier === 'allow' || x.artefact).length, inferred.length))} allowed`);
   const artefacts = res.filter((x) => x.artefact);
   lines.push('', `Artefacts (not allowed only because the sandbox project declares no dependencies; counted as allowed above): ${artefacts.length}`);
   for (const [rule, n] of topCounts(artefacts.map((x) => x.rule ?? '-'), 5)) lines.push(`  ${String(n).padStart(5)}  ${rule}`);

@@ -6,9 +6,9 @@ import { homedir } from 'node:os';
 import { resolvePath } from '../core/abs-path.ts';
 import { nowMs, randomId } from '../core/lazy.ts';
 import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
-import { ownToolOfClientName, shellWorkdir } from '../core/tools.ts';
+import { extractShellCommand, ownToolOfClientName, shellWorkdir } from '../core/tools.ts';
 import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
-import { classify } from '../policy/classify.ts';
+import { classify, classifyShell } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
 import { asimovDirsFromEnv } from '../policy/paths.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
@@ -21,6 +21,9 @@ import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
 import { journalDirOf, resolveAuditPath } from '../audit/paths.ts';
 import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains.ts';
+import { pathsCreatedBy } from '../policy/created-paths.ts';
+import { defaultStateDir } from '../judge/loop-guard.ts';
+import { createSessionFiles, type SessionFiles } from './session-files.ts';
 
 export interface AuditSink {
   append: (event: ReturnType<typeof buildEvent>) => unknown;
@@ -41,6 +44,11 @@ export interface GateOptions {
   auditRequired?: boolean;
   /** Whether a person can answer `ask` (an interactive client); when not, ask becomes deny. Default true. */
   personAvailable?: boolean;
+  /**
+   * Where each session's record of the paths it created is kept (gate/session-files.ts): a state directory,
+   * or false for none. Default: asimov's state directory.
+   */
+  sessionState?: false | string;
   env?: NodeJS.ProcessEnv;
   /** Injectable for tests. */
   now?: () => Date;
@@ -83,6 +91,9 @@ export function createGate(options: GateOptions = {}): Gate {
   // Where the environment moves asimov's own files (XDG_*, ASIMOV_AUDIT_LOG): asimov-config to the path rules.
   const asimovDirs = [...asimovDirsFromEnv(env), ...auditLogFiles(env, home)];
   let sink: AuditSink | null | undefined;
+  let sessionFiles: SessionFiles | null | undefined;
+  const sessionRecord = (): SessionFiles | null =>
+    (sessionFiles ??= options.sessionState === false ? null : createSessionFiles({ stateDir: options.sessionState ?? defaultStateDir(env, home) }));
 
   const auditSink = (): AuditSink | null => {
     if (sink !== undefined) return sink;
@@ -129,8 +140,11 @@ export function createGate(options: GateOptions = {}): Gate {
     return { ...call, cwd: resolvePath(cwd, dir), projectRoot: call.projectRoot ?? policyFor(cwd).projectRoot };
   };
 
-  const inspect = (call: ToolCall) => {
+  /** The policy and a fresh rule context for a call (fresh: a context's realpath caches must not outlive a call). */
+  const inspectContext = (call: ToolCall) => {
     const cwd = resolvePath(call.cwd);
+    const session = call.sessionId;
+    const files = session ? sessionRecord() : null;
     const policy = policyFor(cwd, call.projectRoot);
     // The policy was loaded for this project (or given for one), so it knows the root; no second walk up the tree.
     const projectRoot = call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot;
@@ -144,9 +158,39 @@ export function createGate(options: GateOptions = {}): Gate {
       protectedPaths: policy.protectedPaths,
       protectedNames: policy.protectedNames,
       asimovDirs,
+      ...(files && session ? { createdInSession: (abs: string) => files.created(session, abs) } : {}),
     });
+    return { cwd, policy, ctx };
+  };
+
+  const inspect = (call: ToolCall) => {
+    const { cwd, policy, ctx } = inspectContext(call);
     // A copy of the call only when resolving changed its directory (a clean absolute cwd comes back as is).
-    return { classification: classify(call.cwd === cwd ? call : { ...call, cwd }, policy, ctx), policy, ctx };
+    const at = call.cwd === cwd ? call : { ...call, cwd };
+    // A shell line's analysis is kept for what the call creates (noteCreations), so it is not parsed twice.
+    const command = at.tool === 'shell' ? extractShellCommand(at.input) : null;
+    if (command !== null) {
+      const r = classifyShell(command, policy, ctx);
+      return { classification: r.classification, policy, ctx, at, analysis: r.analysis };
+    }
+    return { classification: classify(at, policy, ctx), policy, ctx, at, analysis: undefined };
+  };
+
+  /**
+   * After an allow: what the call will create inside the project joins its session's record, so the agent may
+   * remove it later (fs.rm-created). Never changes the decision; a failure only means a later removal asks.
+   */
+  const noteCreations = (seen: ReturnType<typeof inspect>): void => {
+    const session = seen.at.sessionId;
+    if (!session || (seen.at.tool !== 'shell' && seen.at.tool !== 'write' && seen.at.tool !== 'edit')) return;
+    try {
+      const files = sessionRecord();
+      if (!files) return;
+      const created = pathsCreatedBy(seen.at, seen.ctx, seen.analysis);
+      if (created.length > 0) files.record(session, created.map((c) => c.path));
+    } catch {
+      /* best effort */
+    }
   };
 
   const decideStatic = (call: ToolCall, opts: DecideOptions = {}): Decision => {
@@ -157,9 +201,10 @@ export function createGate(options: GateOptions = {}): Gate {
     let policyHash: string | undefined;
     try {
       call = atOwnWorkdir(call);
-      const { classification, policy } = inspect(call);
-      policyHash = policy.hash;
-      decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+      const seen = inspect(call);
+      policyHash = seen.policy.hash;
+      decision = resolveTier(seen.classification, personAvailable, decisionId, nowMs() - start);
+      if (decision.verdict === 'allow') noteCreations(seen);
     } catch (e) {
       decision = errorDecision(e, decisionId, nowMs() - start);
     }
@@ -176,9 +221,11 @@ export function createGate(options: GateOptions = {}): Gate {
     const personAvailable = opts.personAvailable ?? options.personAvailable ?? true;
     let classification: Classification;
     let policy: EffectivePolicy;
+    let seen: ReturnType<typeof inspect>;
     try {
       call = atOwnWorkdir(call);
-      ({ classification, policy } = inspect(call));
+      seen = inspect(call);
+      ({ classification, policy } = seen);
     } catch (e) {
       return record(call, errorDecision(e, decisionId, nowMs() - start), undefined);
     }
@@ -212,6 +259,7 @@ export function createGate(options: GateOptions = {}): Gate {
     if (decision.verdict !== 'deny' && policy.chains && policy.chains.length > 0) {
       decision = await applyChains(call, decision, policy, personAvailable, opts, () => nowMs() - start);
     }
+    if (decision.verdict === 'allow') noteCreations(seen);
     return record(call, decision, policy.hash, judge);
   };
 

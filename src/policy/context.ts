@@ -29,6 +29,8 @@ export interface RuleContextOptions {
   tmpdir?: string;
   /** Directories counted as temp (see PathClassifierOptions.tempDirs). */
   tempDirs?: readonly string[];
+  /** What the session created (RuleContext.createdInSession); none when absent. */
+  createdInSession?: (abs: string) => boolean;
 }
 
 export const DEFAULT_BRANCHES: readonly string[] = ['main', 'master'];
@@ -83,7 +85,12 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     },
     // Replaced by the engine (classify.ts) with one bound to the policy it runs.
     classifyLine: unboundClassifyLine,
+    createdInSession: opts.createdInSession ?? nothingCreated,
   };
+}
+
+function nothingCreated(): boolean {
+  return false;
 }
 
 /** The context's line classifier before an engine run binds a policy to it. */

@@ -292,6 +292,8 @@ const BUILD_DIRS = new Set([
   'node_modules', 'dist', 'build', 'out', 'coverage', 'target', '.next', '.nuxt', '.svelte-kit', '.cache',
   '.turbo', '.parcel-cache', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.venv',
   'venv', '.gradle',
+  // Test runners' reports, rewritten on every run (Playwright empties test-results itself before each run).
+  'test-results', 'playwright-report', 'blob-report', 'htmlcov', '.nyc_output', '.dart_tool', '.angular', 'storybook-static', '.docusaurus',
 ]);
 
 /** Other users' home directories, whose content is classified like ours (`/root/.ssh/authorized_keys`). */

@@ -39,6 +39,11 @@ export interface RuleContext {
    * engine run (no policy bound to the context) the answer is `unknown`.
    */
   classifyLine(line: string): Classification;
+  /**
+   * Whether this absolute path (symlinks resolved) is one the agent's session created itself, as the gate
+   * recorded from the calls it allowed (gate/session-files.ts); always false without a session.
+   */
+  createdInSession(abs: string): boolean;
 }
 
 /** What a rule reports when it matches: optionally a sharper reason and the piece that matched. */

@@ -84,6 +84,7 @@ function makeContext(parent: RuleContext, wd: WorkDir): RuleContext {
     protectedNames: parent.protectedNames,
     declaredPackages: () => parent.declaredPackages(),
     classifyLine: (line) => parent.classifyLine(line),
+    createdInSession: (abs) => parent.createdInSession(abs),
   };
 }
 

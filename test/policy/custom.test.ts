@@ -62,6 +62,7 @@ function ctx(cwd = root): RuleContext {
     defaultBranches: ['main'],
     declaredPackages: () => undefined,
     classifyLine: unboundClassifyLine,
+    createdInSession: () => false,
   };
 }
 

@@ -63,6 +63,7 @@ const exampleCtx: RuleContext = {
   defaultBranches: [],
   declaredPackages: () => undefined,
   classifyLine: unboundClassifyLine,
+  createdInSession: () => false,
 };
 
 /** Runs an example through the compiled rule's own `match`, on a command split by spaces. */
