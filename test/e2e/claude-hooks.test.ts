@@ -16,6 +16,8 @@ import { startRecordingProxy, type RecordingProxy } from '../helpers/recording-p
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
 const RECORDER = join(REPO, 'test/fixtures/recording-mcp-server.mjs');
+/** The Python the scripted agent runs its repro with; the loop test is skipped on a machine without one. */
+const PYTHON = ['python3', 'python'].find((p) => spawnSync(p, ['-c', 'import sys; sys.exit(sys.version_info[0] != 3)'], { stdio: 'ignore' }).status === 0) ?? null;
 
 let s: ReturnType<typeof makeScratch>;
 let proxy: RecordingProxy;
@@ -143,6 +145,37 @@ describe('Claude Code with asimov wired in', () => {
     assert.equal(build['client_tool'], 'Bash');
     assert.match(String(build['session']), /\S/);
     assert.match(String(build['call_id']), /^toolu_/);
+  });
+
+  test('the debugging loop: the agent writes a script, runs it and removes what it made, with no prompt; a script that would wipe ~ is not run', { skip: PYTHON === null ? 'no python3 on this machine' : false }, async () => {
+    const repro = join(s.project, 'repro.py');
+    const workDir = join(s.project, 'repro_proj');
+    const { run, byStep } = await session(
+      [
+        { tools: [{ name: 'Write', input: { file_path: repro, content: 'import json, sys\nrows = [{"n": i, "sq": i * i} for i in range(4)]\nprint("repro ok", json.dumps(rows[-1]), sys.version_info[0])\n' } }] },
+        { tools: [{ name: 'Bash', input: { command: `${PYTHON} repro.py`, description: 'run the repro' } }] },
+        { tools: [{ name: 'Write', input: { file_path: join(workDir, 'app', 'models.py'), content: 'class Model:\n    pass\n' } }] },
+        { tools: [{ name: 'Bash', input: { command: 'rm repro.py && rm -rf repro_proj', description: 'clean up' } }] },
+        { tools: [{ name: 'Write', input: { file_path: repro, content: 'import os, shutil\nshutil.rmtree(os.path.expanduser("~"))\n' } }] },
+        { tools: [{ name: 'Bash', input: { command: `${PYTHON} repro.py`, description: 'run the repro' } }] },
+      ],
+      // No allow rule of Claude Code's own: only asimov's allow lets these run without a prompt (headless -p
+      // would refuse anything that asks).
+    );
+    assert.equal(run.code, 0, runInfo(run));
+    for (const step of [0, 1, 2, 3, 4]) assert.ok(!byStep(step).is_error, `step ${step}: ${byStep(step).text}`);
+    assert.match(byStep(1).text, /repro ok \{"n": 3, "sq": 9\} 3/);
+    assert.ok(!existsSync(workDir), 'the directory the agent made is still there');
+    // The script that would remove the home directory was read before it ran, and refused.
+    const blocked = byStep(5);
+    assert.ok(blocked.is_error, `the wiper ran: ${blocked.text}`);
+    assert.match(blocked.text, /asimov \[exec\.read-script\]/);
+    assert.equal(readFileSync(join(s.home, 'notes', 'keep.txt'), 'utf8'), 'precious');
+    const audit = readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const cleanup = audit.find((e) => (e['input'] as { command?: string }).command === 'rm repro.py && rm -rf repro_proj');
+    assert.equal(cleanup?.['verdict'], 'allow');
+    assert.ok((cleanup?.['findings'] as Array<{ rule: string }>).some((f) => f.rule === 'fs.rm-created'), JSON.stringify(cleanup));
+    rmSync(repro, { force: true });
   });
 
   test('in stream-json mode an ask goes to the permission flow, and the answer is honoured either way', async () => {
