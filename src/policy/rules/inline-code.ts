@@ -127,6 +127,12 @@ function shq(s: string): string {
 
 const PLACEHOLDER_URL = 'https://unknown.invalid/';
 
+/** What each effect does, for a reason that names an effect whose target is unknown. */
+const VERB: Record<Effect['kind'], string> = {
+  run: 'runs', remove: 'removes', write: 'writes', read: 'reads', copy: 'copies', move: 'moves', link: 'links',
+  chmod: 'changes the mode of', chown: 'changes the owner of', kill: 'signals', network: 'talks to', env: 'reads', eval: 'evaluates',
+};
+
 /**
  * The shell line that does what an effect does (null when nothing is known to map). The mapping, kept
  * simple and faithful: run → the argv quoted, or the shell string itself; remove → `rm -rf`/`rm -f`/`rmdir`;
@@ -145,7 +151,9 @@ export function effectLine(e: Effect): string | null {
     case 'write':
       return e.path === null ? null : `printf %s x ${e.append ? '>>' : '>'} ${shq(e.path)}`;
     case 'read':
-      return e.path === null ? null : `cat ${shq(e.path)}`;
+      // A path computed at run time reads like the shell's `cat "$f"` (reading is judged by what is read; a
+      // secret that then leaves is the flow lines' and the network effects' business).
+      return e.path === null ? 'cat "$PATH_COMPUTED_AT_RUN_TIME"' : `cat ${shq(e.path)}`;
     case 'copy':
     case 'move':
       return e.from === null || e.to === null ? null : `${e.kind === 'copy' ? 'cp -r' : 'mv'} ${shq(e.from)} ${shq(e.to)}`;
@@ -312,6 +320,9 @@ const inlineCode_ = defineShellRule({
       const fx = analyzeSource(src as InlineSource & { text: string });
       const what = [...fx.unknowns];
       if (fx.error) what.push(`part of it could not be read (${fx.error})`);
+      // An effect no shell line stands for (its target is computed at run time) is not known either, even when
+      // the analyzer did not say so in words: without this the line fell through to "no rule knows".
+      for (const e of fx.effects) if (e.kind !== 'eval' && effectLine(e) === null && what.length < 4) what.push(`${VERB[e.kind]} a target computed at run time (${e.via})`);
       if (what.length === 0) return null;
       return { subject: cut(src.text), reason: `This ${lang} code ${what.slice(0, 3).join('; ')}; what it does cannot be known before it runs. Put it in a script file in the project, or ask the user.` };
     }
