@@ -24,6 +24,15 @@ function isLocalPath(s: string): boolean {
   return s === '.' || s === '..' || /^(\.{1,2}\/|\/|~\/|file:|link:|workspace:|portal:)/.test(s) || /\.(whl|tgz|tar\.gz|zip|gem|deb|rpm)$/.test(s) && !/^[a-z+]+:\/\//i.test(s);
 }
 
+/**
+ * The directory or file a local Python requirement names, without its extras: `.[dev]` -> `.`, `./pkg[a,b]` ->
+ * `./pkg`, `file:./x` -> `./x`. A URL stays as written (it is not local).
+ */
+export function localPathOf(spec: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) || spec.startsWith('git+')) return spec;
+  return spec.replace(/^file:(?!\/\/)/, '').replace(/\[[A-Za-z0-9_,.\s-]*\]$/, '');
+}
+
 /** `@scope/name@1.2`, `name@^1`, `alias@npm:real@1`, `user/repo` (GitHub), URLs. */
 export function npmPackage(spec: string): PackageRef {
   if (isLocalPath(spec)) return { name: null, spec, local: true };
@@ -36,7 +45,7 @@ export function npmPackage(spec: string): PackageRef {
 }
 
 export function pythonPackage(spec: string): PackageRef {
-  if (isLocalPath(spec)) return { name: null, spec, local: true };
+  if (isLocalPath(spec) || isLocalPath(localPathOf(spec))) return { name: null, spec, local: true };
   if (/^[a-z+]+:\/\//i.test(spec) || spec.startsWith('git+')) return { name: null, spec, local: false };
   const m = /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(spec);
   if (!m) return { name: null, spec, local: false };
