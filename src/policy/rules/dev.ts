@@ -586,6 +586,9 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext, analysis?
       return sub !== 'install';
     case 'cargo':
       if (sub === 'watch') return !words.some((x) => x === '-s' || x === '--shell');
+      // The tauri-cli plugin: dev/build run the project's app and its configured before-commands; add, init,
+      // migrate and signer change dependencies, scaffolding or signing keys.
+      if (sub === 'tauri') return ['dev', 'build', 'info', 'bundle'].includes(ops[1] ?? '');
       return sub !== undefined && CARGO_OK.has(sub);
     case 'go':
       if (sub === 'run') return ops.length > 1 && !ops[1]!.includes('@');
