@@ -8,6 +8,11 @@ import { join } from 'node:path';
 import { recommended } from '../../../src/policy/rules/index.ts';
 import { exampleFindings } from '../../../src/policy/examples.ts';
 import { isLoopbackBind, isLoopbackHost } from '../../../src/policy/rules/project-entry.ts';
+import { rules as devRules } from '../../../src/policy/rules/dev.ts';
+import { testRuleExamples } from '../../helpers/rule-tester.ts';
+
+// project-entry.ts holds no rule of its own: its checks are dev.project-tooling's, whose examples run here too.
+testRuleExamples(devRules.filter((r) => r.id === 'dev.project-tooling'));
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'asimov-entry-')));
 const project = join(root, 'project');
