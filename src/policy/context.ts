@@ -1,7 +1,8 @@
 // Builds the RuleContext a rule consults: path and URL classifiers, policy lists, the project's declared packages.
 
 import { readRegularFile } from '../core/read-regular.ts';
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import type { Classification } from '../core/types.ts';
@@ -131,12 +132,23 @@ const MANIFESTS: ReadonlyArray<[string, Parser]> = [
   ['Cargo.toml', parseCargoToml],
   ['go.mod', parseGoMod],
   ['Gemfile', parseGemfile],
+  // Lock files of uv, Poetry and PDM: every `[[package]]` they pinned is already part of the project's environment.
+  ['uv.lock', parseLockPackages],
+  ['poetry.lock', parseLockPackages],
+  ['pdm.lock', parseLockPackages],
 ];
 
+/** Directories of requirement files (`requirements/dev.txt`), read like requirements*.txt at the root. */
+const REQUIREMENT_DIRS = ['requirements', 'requirements.d', 'reqs'];
+/** At most this many requirement files per directory, and workspace manifests in all. */
+const MAX_REQUIREMENT_FILES = 20;
+const MAX_WORKSPACE_MANIFESTS = 50;
+
 /**
- * Lower-cased names of the packages the project declares, from package.json, requirements*.txt,
- * pyproject.toml, Pipfile, Cargo.toml, go.mod and Gemfile at the project root. Python names are also
- * given in PEP 503 normal form (`Foo_Bar` -> `foo-bar`). Undefined when no manifest could be read.
+ * Lower-cased names of the packages the project declares, from package.json (and its npm/yarn/pnpm workspaces'
+ * package.json), requirements*.txt (and requirements/*.txt), pyproject.toml, Pipfile, Cargo.toml, go.mod, Gemfile,
+ * uv.lock, poetry.lock and pdm.lock at the project root. Python names are also given in PEP 503 normal form
+ * (`Foo_Bar` -> `foo-bar`). Undefined when no manifest could be read.
  */
 export function readDeclaredPackages(projectRoot: string): ReadonlySet<string> | undefined {
   const files: Array<[string, Parser]> = MANIFESTS.map(([f, p]) => [posix.join(projectRoot, f), p]);
@@ -147,6 +159,12 @@ export function readDeclaredPackages(projectRoot: string): ReadonlySet<string> |
   } catch {
     return undefined;
   }
+  for (const d of REQUIREMENT_DIRS) {
+    for (const f of listDir(projectRoot, d).filter((n) => /\.(txt|in)$/i.test(n)).slice(0, MAX_REQUIREMENT_FILES)) {
+      files.push([posix.join(projectRoot, d, f), parseRequirements]);
+    }
+  }
+  for (const dir of workspaceDirs(projectRoot)) files.push([posix.join(projectRoot, dir, 'package.json'), parsePackageJson]);
   let found = false;
   const out = new Set<string>();
   for (const [file, parse] of files) {
@@ -166,7 +184,9 @@ function readManifest(file: string, parse: Parser): string[] | null {
     return null;
   }
   if (!st.isFile() || st.size > 4 * 1024 * 1024) return null;
-  const hit = manifestCache.get(file);
+  // One file can be read by two parsers (package.json: dependencies, and workspaces): the cache key names both.
+  const key = `${parse.name}\0${file}`;
+  const hit = manifestCache.get(key);
   if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.names;
   let names: string[] | null;
   try {
@@ -176,8 +196,114 @@ function readManifest(file: string, parse: Parser): string[] | null {
   } catch {
     names = null;
   }
-  manifestCache.set(file, { mtimeMs: st.mtimeMs, size: st.size, names });
+  if (manifestCache.size > 512) manifestCache.clear();
+  manifestCache.set(key, { mtimeMs: st.mtimeMs, size: st.size, names });
   return names;
+}
+
+/** Names in a directory of the project that is a real directory (not a link out of the project); [] otherwise. */
+function listDir(projectRoot: string, rel: string): string[] {
+  const abs = posix.join(projectRoot, rel);
+  try {
+    if (!lstatSync(abs).isDirectory()) return [];
+    return readdirSync(abs).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The workspace directories the root declares (package.json `workspaces`, as an array or `{packages}`, and
+ * pnpm-workspace.yaml `packages`), relative to the root. Patterns are literal directories or end in one `*`
+ * segment (`packages/*`, `apps/**` read as one level); exclusions (`!…`), `..` and absolute patterns are skipped.
+ * Every directory on the way must be a real directory (lstat), so a link cannot lead the read out of the project.
+ * Bounded to MAX_WORKSPACE_MANIFESTS.
+ */
+function workspaceDirs(projectRoot: string): string[] {
+  const patterns: string[] = [];
+  const pkg = readManifest(posix.join(projectRoot, 'package.json'), parseWorkspacePatterns);
+  if (pkg) patterns.push(...pkg);
+  const pnpm = readManifest(posix.join(projectRoot, 'pnpm-workspace.yaml'), parsePnpmWorkspace);
+  if (pnpm) patterns.push(...pnpm);
+  const out: string[] = [];
+  for (const raw of patterns) {
+    if (out.length >= MAX_WORKSPACE_MANIFESTS) break;
+    const pat = raw.trim().replace(/^\.\//, '').replace(/\/+$/, '');
+    if (pat === '' || pat.startsWith('!') || pat.startsWith('/') || pat.split('/').some((seg) => seg === '..' || seg === '.')) continue;
+    const segs = pat.split('/');
+    const last = segs[segs.length - 1]!;
+    const wild = last === '*' || last === '**';
+    const fixed = wild ? segs.slice(0, -1) : segs;
+    if (fixed.some((seg) => /[*?[\]{}]/.test(seg))) continue;
+    if (!realDirs(projectRoot, fixed)) continue;
+    const base = fixed.join('/');
+    const dirs = wild ? listDir(projectRoot, base).filter((n) => !n.startsWith('.') && n !== 'node_modules').map((n) => (base ? `${base}/${n}` : n)) : [base];
+    for (const d of dirs) {
+      if (out.length >= MAX_WORKSPACE_MANIFESTS) break;
+      if (d !== '' && !out.includes(d) && realDirs(projectRoot, d.split('/')) && isRealFile(posix.join(projectRoot, d, 'package.json'))) out.push(d);
+    }
+  }
+  return out;
+}
+
+/** Each prefix of `segs` under the root is a directory, not a symbolic link. */
+function realDirs(projectRoot: string, segs: readonly string[]): boolean {
+  let cur = projectRoot;
+  for (const seg of segs) {
+    cur = posix.join(cur, seg);
+    try {
+      const st = lstatSync(cur);
+      if (!st.isDirectory()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function isRealFile(abs: string): boolean {
+  try {
+    return lstatSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** package.json `workspaces`: `["packages/*"]` (npm, yarn) or `{ "packages": [...] }` (yarn classic). */
+function parseWorkspacePatterns(text: string): string[] | null {
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  if (typeof pkg !== 'object' || pkg === null) return null;
+  const ws = pkg['workspaces'];
+  if (Array.isArray(ws)) return stringList(ws);
+  if (ws && typeof ws === 'object') return stringList((ws as Record<string, unknown>)['packages']);
+  return [];
+}
+
+/** pnpm-workspace.yaml `packages:` list. */
+function parsePnpmWorkspace(text: string): string[] | null {
+  const doc = parseYaml(text, { maxAliasCount: 10 }) as unknown;
+  if (doc === null || typeof doc !== 'object') return null;
+  return stringList((doc as Record<string, unknown>)['packages']);
+}
+
+/** The `name = "…"` of every `[[package]]` table of a uv/Poetry/PDM lock file. */
+function parseLockPackages(text: string): string[] {
+  const out: string[] = [];
+  for (const [header, lines] of tomlSections(text)) {
+    if (header !== 'package') continue;
+    for (const l of lines) {
+      const m = /^name\s*=\s*"([^"]+)"\s*$/.exec(l);
+      if (m) {
+        out.push(...pyNames(m[1]!));
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function pyNames(name: string): string[] {
@@ -270,7 +396,9 @@ function parsePyproject(text: string): string[] {
   for (const [header, lines] of tomlSections(text)) {
     let reqs: string[] = [];
     if (header === 'project') reqs = quotedStrings(lines, 'dependencies');
-    else if (header === 'project.optional-dependencies' || header === 'dependency-groups') reqs = quotedStrings(lines);
+    // `{ include-group = "test" }` in a dependency group names a group, not a package.
+    else if (header === 'project.optional-dependencies' || header === 'dependency-groups' || header === 'tool.pdm.dev-dependencies') reqs = quotedStrings(lines.map((l) => l.replace(/include-group\s*=\s*("[^"]*"|'[^']*')/g, '')));
+    else if (header === 'tool.uv') reqs = quotedStrings(lines, 'dev-dependencies');
     else if (/^tool\.poetry(\.group\.[^.]+)?\.(dev-)?dependencies$/.test(header)) {
       out.push(...tableKeys(lines).filter((k) => k !== 'python').flatMap(pyNames));
     }

@@ -60,10 +60,20 @@ function skip(words: readonly Word[], from: number, values: ReadonlySet<string>)
     }
     if (!v.startsWith('-') || v === '-') break;
     const eq = v.indexOf('=');
-    const key = v.startsWith('--') && eq > 0 ? v.slice(0, eq) : v;
+    let key = v.startsWith('--') && eq > 0 ? v.slice(0, eq) : v;
     let value: Word | undefined;
     if (key !== v) value = { ...words[i]!, value: v.slice(eq + 1) };
     else if (values.has(key)) value = words[++i];
+    else if (!v.startsWith('--') && v.length > 2) {
+      // A short cluster: `-yp pkg` is `-y -p pkg`, `-ppkg` is `-p pkg` (the runners read options as nopt/clap do).
+      for (let k = 1; k < v.length; k++) {
+        if (!values.has(`-${v[k]}`)) continue;
+        key = `-${v[k]}`;
+        const attached = v.slice(k + 1).replace(/^=/, '');
+        value = attached !== '' ? { ...words[i]!, value: attached } : words[++i];
+        break;
+      }
+    }
     if (value) {
       const list = opts.get(key) ?? [];
       list.push(value);

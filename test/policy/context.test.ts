@@ -2,7 +2,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AsimovError } from '../../src/core/errors.ts';
@@ -99,6 +99,65 @@ describe('declared packages', () => {
       assert.ok(got.has(n), n);
     }
     assert.ok(!got.has('me'));
+  });
+
+  test('reads uv.lock, poetry.lock and pdm.lock packages, requirements/*.txt and more pyproject tables', () => {
+    const dir = project('locks', {
+      'uv.lock': 'version = 1\n\n[[package]]\nname = "Anyio"\nversion = "4.4.0"\nsource = { registry = "https://pypi.org/simple" }\ndependencies = [\n    { name = "idna" },\n]\n\n[[package]]\nname = "idna"\nversion = "3.7"\n',
+      'poetry.lock': '[[package]]\nname = "charset-normalizer"\nversion = "3.3.2"\n\n[package.dependencies]\nfoo = "*"\n\n[metadata]\nlock-version = "2.0"\n',
+      'pdm.lock': '[[package]]\nname = "pdm-locked"\nversion = "1"\n',
+      'pyproject.toml': [
+        '[dependency-groups]',
+        'dev = ["ruff>=0.5", { include-group = "lint-only" }]',
+        '[tool.uv]',
+        'dev-dependencies = ["pytest-cov"]',
+        '[tool.pdm.dev-dependencies]',
+        'test = ["hypothesis"]',
+      ].join('\n'),
+    });
+    mkdirSync(join(dir, 'requirements'));
+    writeFileSync(join(dir, 'requirements', 'dev.txt'), 'factory_boy\n');
+    writeFileSync(join(dir, 'requirements', 'base.in'), 'celery\n');
+    const got = readDeclaredPackages(dir);
+    assert.ok(got);
+    for (const n of ['anyio', 'idna', 'charset-normalizer', 'pdm-locked', 'ruff', 'pytest-cov', 'hypothesis', 'factory-boy', 'celery']) assert.ok(got.has(n), n);
+    // A lock's sub-tables name a package's dependencies, not the locked package; a group include is no package.
+    assert.ok(!got.has('foo'));
+    assert.ok(!got.has('lint-only'));
+  });
+
+  test('reads the package.json of npm/yarn workspaces and pnpm-workspace.yaml packages, not through links', () => {
+    const dir = project('mono', {
+      'package.json': JSON.stringify({ private: true, workspaces: ['packages/*', 'apps/web', '../outside/*', '!packages/skip'] }),
+      'pnpm-workspace.yaml': 'packages:\n  - "tools/*"\n',
+    });
+    const pkg = (rel: string, deps: Record<string, string>) => {
+      mkdirSync(join(dir, rel), { recursive: true });
+      writeFileSync(join(dir, rel, 'package.json'), JSON.stringify({ name: rel, devDependencies: deps }));
+    };
+    pkg('packages/ui', { vitest: '1' });
+    pkg('apps/web', { next: '14' });
+    pkg('tools/gen', { tsx: '4' });
+    pkg('../outside/evil', { 'evil-dep': '1' });
+    mkdirSync(join(root, 'elsewhere'), { recursive: true });
+    writeFileSync(join(root, 'elsewhere', 'package.json'), JSON.stringify({ dependencies: { 'linked-dep': '1' } }));
+    symlinkSync(join(root, 'elsewhere'), join(dir, 'packages', 'linked'));
+    const got = readDeclaredPackages(dir);
+    assert.ok(got);
+    for (const n of ['vitest', 'next', 'tsx']) assert.ok(got.has(n), n);
+    assert.ok(!got.has('evil-dep'), 'a pattern leading out of the project is not followed');
+    assert.ok(!got.has('linked-dep'), 'a workspace that is a link is not followed');
+  });
+
+  test('workspace manifests are bounded', () => {
+    const dir = project('many', { 'package.json': JSON.stringify({ workspaces: ['p/*'] }) });
+    for (let i = 0; i < 60; i++) {
+      mkdirSync(join(dir, 'p', `w${String(i).padStart(2, '0')}`), { recursive: true });
+      writeFileSync(join(dir, 'p', `w${String(i).padStart(2, '0')}`, 'package.json'), JSON.stringify({ dependencies: { [`dep${i}`]: '1' } }));
+    }
+    const got = readDeclaredPackages(dir);
+    assert.ok(got?.has('dep0'));
+    assert.ok(!got?.has('dep59'));
   });
 
   test('is undefined when the project has no manifest, or only a broken one', () => {

@@ -30,6 +30,12 @@ test('options after the package belong to the package (npx tsc -p tsconfig.json)
   assert.deepEqual(inner('npx tsc -p tsconfig.json'), ['npx: tsc -p tsconfig.json']);
 });
 
+test('a short option cluster is read as the runner reads it: `-yp pkg` is `-y -p pkg`', () => {
+  assert.deepEqual(inner('npx -yp typescript rm -rf dist'), ['npx: rm -rf dist']);
+  assert.deepEqual(inner('npx -ptypescript tsc --noEmit'), ['npx: tsc --noEmit']);
+  assert.deepEqual(inner("npx -yc 'rm -rf dist'"), ['npx -c: rm -rf dist']);
+});
+
 test('pnpm, yarn, bun, npm exec, uvx, uv tool run, pipx run', () => {
   assert.deepEqual(inner('pnpm dlx prisma migrate reset --force'), ['pnpm dlx: prisma migrate reset --force']);
   assert.deepEqual(inner('pnpm exec jest'), ['pnpm exec: jest']);

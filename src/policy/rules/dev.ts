@@ -6,8 +6,9 @@ import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { argTexts, programName, staticValue } from '../../shell/program.ts';
 import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } from './exec.ts';
-import { installCommand, isDeclared, npmBinDeclared, remoteRun, remoteRunDeclared } from './supply.ts';
+import { installCommand, isDeclared, localPathOf, npmBinDeclared, remoteRun, remoteRunDeclared, type InstallCommand } from './supply.ts';
 import { findArgsOf, isPlaceholder } from './writes.ts';
+import { APP_SERVERS, appServerOk, dropsCwdFromPath, runsProjectModule } from './project-entry.ts';
 
 type Check = (a: readonly string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
@@ -485,6 +486,8 @@ const TOOLS = new Set([
   'mvnw', 'dotnet', 'cargo', 'go', 'rake', 'rails', 'bundle', 'composer', 'pre-commit', 'deno', 'java', 'uv', 'poetry',
   'pipenv', 'pdm', 'hatch', 'rye', 'pip', 'pip3', 'python', 'python3', 'npm', 'yarn', 'pnpm', 'bun', 'npx', 'pnpx',
   'bunx', 'terraform', 'tofu', 'nix',
+  // Application servers running a project module on loopback (project-entry.ts).
+  'uvicorn', 'gunicorn', 'hypercorn', 'granian', 'flask', 'fastapi', 'streamlit',
 ]);
 
 /** Versioned Python names the dispatcher should also route here (`python3.12 -m pytest`). */
@@ -518,6 +521,22 @@ function staysInProject(cmd: SimpleCommand, ctx: RuleContext): boolean {
   return true;
 }
 
+/**
+ * A Python install the project may make: into the project's environment (not --user, not the system), of
+ * packages it declares or of its own directories (`-e .`, `-e '.[dev]'`, `./packages/core`). A local path that
+ * leads out of the project (`-e ../other`, `'..[dev]'`, `/tmp/pkg`) installs, and runs the build backend of,
+ * code that is not the project's.
+ */
+function pythonInstallOk(ic: InstallCommand, ctx: RuleContext): boolean {
+  return !ic.global && ic.packages.every((p) => (p.local ? projectPath(localPathOf(p.spec), ctx) : isDeclared(ctx, 'python', p.name)));
+}
+
+/** A path inside the project (not a link out of it, not a secret, not known only at run time). */
+function projectPath(p: string, ctx: RuleContext): boolean {
+  const c = ctx.path(p).classes;
+  return (c.has('project') || c.has('build-artifact')) && !c.has('outside') && !c.has('dynamic') && !c.has('credentials');
+}
+
 /** make variables that hold the program a recipe runs. */
 const MAKE_COMMAND_VARS = /^(CC|CXX|CPP|LD|AR|AS|FC|RANLIB|STRIP|NM|OBJCOPY|OBJDUMP|LEX|YACC|SHELL|\.SHELLFLAGS|MAKE|RM|CP|MV|INSTALL|PYTHON3?|PERL|RUBY|NODE|GO|CARGO|[A-Z_]*(_CMD|_COMMAND|_PROGRAM))$/;
 
@@ -536,7 +555,7 @@ function makeCommandOverride(word: string, ctx: RuleContext): boolean {
   return !(c.has('system') || (c.has('project') && !c.has('outside'))) || c.has('dynamic');
 }
 
-function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean {
+function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis): boolean {
   if (!TOOLS.has(name)) return false;
   if (!staysInProject(cmd, ctx)) return false;
   const words = argTexts(cmd);
@@ -567,6 +586,9 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean 
       return sub !== 'install';
     case 'cargo':
       if (sub === 'watch') return !words.some((x) => x === '-s' || x === '--shell');
+      // The tauri-cli plugin: dev/build run the project's app and its configured before-commands; add, init,
+      // migrate and signer change dependencies, scaffolding or signing keys.
+      if (sub === 'tauri') return ['dev', 'build', 'info', 'bundle'].includes(ops[1] ?? '');
       return sub !== undefined && CARGO_OK.has(sub);
     case 'go':
       if (sub === 'run') return ops.length > 1 && !ops[1]!.includes('@');
@@ -603,28 +625,41 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean 
       const mod = inv.module;
       if (mod === 'pip') {
         const ic = installCommand(cmd);
-        if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        if (ic) return pythonInstallOk(ic, ctx);
         const s = inv.rest.map((w) => w.value).find((x) => !x.startsWith('-'));
         return s !== undefined && (PIP_OK.has(s) || s === 'install');
       }
-      return PY_MODULES_OK.has(mod);
+      if (PY_MODULES_OK.has(mod)) return true;
+      // The project's own modules and servers are looked up on sys.path from the command's directory.
+      if (dropsCwdFromPath(inv.flags)) return false;
+      const rest = inv.rest.map((w) => staticValue(w) ?? w.value);
+      if (APP_SERVERS.has(mod) || mod === 'http.server') return appServerOk(mod, rest, cmd, ctx, analysis);
+      return runsProjectModule(mod, cmd, ctx, analysis);
     }
+    case 'uvicorn':
+    case 'gunicorn':
+    case 'hypercorn':
+    case 'granian':
+    case 'flask':
+    case 'fastapi':
+    case 'streamlit':
+      return appServerOk(name, words, cmd, ctx, analysis);
     case 'pip':
     case 'pip3': {
       const ic = installCommand(cmd);
-      if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+      if (ic) return pythonInstallOk(ic, ctx);
       if (sub === 'config') return ops[1] === 'list' || ops[1] === 'get';
       return sub !== undefined && (PIP_OK.has(sub) || sub === 'install');
     }
     case 'uv': {
       if (sub === 'pip') {
         const ic = installCommand(cmd);
-        if (ic) return !ic.global && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        if (ic) return pythonInstallOk(ic, ctx);
         return ops[1] !== undefined && PIP_OK.has(ops[1]);
       }
       if (sub === 'add') {
         const ic = installCommand(cmd);
-        return ic !== null && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        return ic !== null && pythonInstallOk(ic, ctx);
       }
       return sub !== undefined && UV_OK.has(sub);
     }
@@ -635,7 +670,7 @@ function toolingOk(name: string, cmd: SimpleCommand, ctx: RuleContext): boolean 
     case 'hatch': {
       if (sub === 'add') {
         const ic = installCommand(cmd);
-        return ic !== null && ic.packages.every((p) => p.local || isDeclared(ctx, 'python', p.name));
+        return ic !== null && pythonInstallOk(ic, ctx);
       }
       if (name === 'pipenv' && sub === 'install') return ops.length === 1;
       return sub !== undefined && (POETRY_OK.has(sub) || ['sync', 'test', 'lint', 'fmt', 'graph', 'run', 'build'].includes(sub)) && sub !== 'shell';
@@ -708,11 +743,11 @@ const projectTooling = defineShellRule({
     match: ['npm test', 'npm run build', 'npm ci', 'npm install', 'yarn', 'pnpm lint', 'make', 'cargo test --all', 'go test ./...', 'pytest -x', 'python -m pytest tests/', 'ruff check .', 'tsc --noEmit -p .', 'eslint src', 'prettier --write .', 'mvn -q test', './gradlew build', 'dotnet test', 'pip install -r requirements.txt', 'bundle install', 'terraform fmt', 'shellcheck scripts/*.sh'],
     notMatch: ['npm publish', 'npm install left-pad', 'cargo install ripgrep', 'go run github.com/x/y@latest', 'cmake -E rm -rf /', 'make --eval=\'x:=$(shell id)\'', 'terraform apply', 'pip install requests', 'npx cowsay'],
   },
-  match(cmd, ctx) {
+  match(cmd, ctx, analysis) {
     const name = programName(cmd);
     if (name === null) return null;
     const base = /^python[23](\.\d+)?$/.test(name) ? 'python3' : name;
-    return toolingOk(base, cmd, ctx) ? { subject: cutText(cmd.text) } : null;
+    return toolingOk(base, cmd, ctx, analysis) ? { subject: cutText(cmd.text) } : null;
   },
 });
 

@@ -24,6 +24,15 @@ function isLocalPath(s: string): boolean {
   return s === '.' || s === '..' || /^(\.{1,2}\/|\/|~\/|file:|link:|workspace:|portal:)/.test(s) || /\.(whl|tgz|tar\.gz|zip|gem|deb|rpm)$/.test(s) && !/^[a-z+]+:\/\//i.test(s);
 }
 
+/**
+ * The directory or file a local Python requirement names, without its extras: `.[dev]` -> `.`, `./pkg[a,b]` ->
+ * `./pkg`, `file:./x` -> `./x`. A URL stays as written (it is not local).
+ */
+export function localPathOf(spec: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec) || spec.startsWith('git+')) return spec;
+  return spec.replace(/^file:(?!\/\/)/, '').replace(/\[[A-Za-z0-9_,.\s-]*\]$/, '');
+}
+
 /** `@scope/name@1.2`, `name@^1`, `alias@npm:real@1`, `user/repo` (GitHub), URLs. */
 export function npmPackage(spec: string): PackageRef {
   if (isLocalPath(spec)) return { name: null, spec, local: true };
@@ -36,7 +45,7 @@ export function npmPackage(spec: string): PackageRef {
 }
 
 export function pythonPackage(spec: string): PackageRef {
-  if (isLocalPath(spec)) return { name: null, spec, local: true };
+  if (isLocalPath(spec) || isLocalPath(localPathOf(spec))) return { name: null, spec, local: true };
   if (/^[a-z+]+:\/\//i.test(spec) || spec.startsWith('git+')) return { name: null, spec, local: false };
   const m = /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(spec);
   if (!m) return { name: null, spec, local: false };
@@ -516,31 +525,71 @@ export interface RemoteRun {
   shellString: boolean;
 }
 
-const NPX_VALUE = new Set(['p', 'package', 'c', 'call', 'registry', 'cache', 'userconfig', 'w', 'workspace', 'prefix', 'C']);
+const NPX_VALUE = new Set(['p', 'package', 'c', 'call', 'registry', 'cache', 'userconfig', 'w', 'workspace', 'prefix', 'C', 'shell-mode', 'node-options']);
+
+/**
+ * What an npx-style runner fetches. `npx`, `pnpx`, `bunx`, `pnpm dlx`, `yarn dlx` and `bun x` read their own options
+ * only before the first operand: everything after the package belongs to the program (`npx tsc -p tsconfig.json`
+ * hands `-p` to tsc; npm's npx inserts `--` before the first operand). `npm exec` reads npm options anywhere
+ * before `--`, so there every `--package`/`-p` counts. Every package option counts, not the last one:
+ * `npx -p evil -p typescript tsc` fetches both.
+ */
+function npxFetches(words: readonly Word[], tool: string, optionsAnywhere: boolean): RemoteRun | null {
+  const packages: string[] = [];
+  let shellString = false;
+  let first: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const v = staticValue(words[i]) ?? words[i]!.value;
+    if (v === '--') {
+      if (first === undefined && i + 1 < words.length) first = staticValue(words[i + 1]) ?? words[i + 1]!.value;
+      break;
+    }
+    if (v.length < 2 || !v.startsWith('-')) {
+      if (first === undefined) first = v;
+      if (!optionsAnywhere) break;
+      continue;
+    }
+    const opts: Array<[string, string | undefined]> = [];
+    if (v.startsWith('--')) {
+      const body = v.slice(2);
+      const eq = body.indexOf('=');
+      if (eq >= 0) opts.push([body.slice(0, eq), body.slice(eq + 1)]);
+      else opts.push([body, NPX_VALUE.has(body) && i + 1 < words.length ? (staticValue(words[++i]) ?? words[i]!.value) : undefined]);
+    } else {
+      // A short cluster, as nopt reads it: `-yp evil` is `-y -p evil`, `-ptypescript` is `-p typescript`.
+      const body = v.slice(1);
+      for (let k = 0; k < body.length; k++) {
+        const c = body[k]!;
+        if (!NPX_VALUE.has(c)) { opts.push([c, undefined]); continue; }
+        const attached = body.slice(k + 1).replace(/^=/, '');
+        opts.push([c, attached !== '' ? attached : i + 1 < words.length ? (staticValue(words[++i]) ?? words[i]!.value) : undefined]);
+        break;
+      }
+    }
+    for (const [key, value] of opts) {
+      if (key === 'p' || key === 'package') packages.push(value ?? '');
+      else if (key === 'c' || key === 'call' || key === 'shell-mode') shellString = true;
+    }
+  }
+  if (packages.length === 0 && first !== undefined) packages.push(first);
+  if (packages.length === 0 && !shellString) return null;
+  return { tool, packages, eco: 'npm', shellString };
+}
 
 export function remoteRun(cmd: SimpleCommand): RemoteRun | null {
   const name = programName(cmd);
   if (name === null) return null;
   const args = cmd.argv.slice(1);
-  const fromNpx = (words: readonly Word[], tool: string): RemoteRun | null => {
-    const p = parsePm(words, NPX_VALUE);
-    const pkgOpt = p.flags.get('p') ?? p.flags.get('package');
-    const packages = typeof pkgOpt === 'string' ? [pkgOpt] : [];
-    const call = p.flags.get('c') ?? p.flags.get('call');
-    if (packages.length === 0 && p.ops[0]) packages.push(p.ops[0]);
-    if (packages.length === 0 && typeof call !== 'string') return null;
-    return { tool, packages, eco: 'npm', shellString: typeof call === 'string' };
-  };
   switch (name) {
     case 'npx':
     case 'pnpx':
     case 'bunx':
-      return fromNpx(args, name);
+      return npxFetches(args, name, false);
     case 'npm': {
       const p = parsePm(args, NPM_VALUE_OPTS);
       const sub = p.ops[0];
       const i = args.findIndex((w) => w.value === sub);
-      if (sub === 'exec' || sub === 'x') return fromNpx(args.slice(i + 1), 'npm exec');
+      if (sub === 'exec' || sub === 'x') return npxFetches(args.slice(i + 1), 'npm exec', true);
       if ((sub === 'init' || sub === 'create' || sub === 'innit') && p.ops[1]) return { tool: `npm ${sub}`, packages: [initializer(p.ops[1])], eco: 'npm', shellString: false };
       return null;
     }
@@ -550,7 +599,7 @@ export function remoteRun(cmd: SimpleCommand): RemoteRun | null {
       const p = parsePm(args, NPM_VALUE_OPTS);
       const sub = p.ops[0];
       const i = args.findIndex((w) => w.value === sub);
-      if (sub === 'dlx' || (name === 'bun' && sub === 'x')) return fromNpx(args.slice(i + 1), `${name} ${sub}`);
+      if (sub === 'dlx' || (name === 'bun' && sub === 'x')) return npxFetches(args.slice(i + 1), `${name} ${sub}`, false);
       if (sub === 'create' && p.ops[1]) return { tool: `${name} create`, packages: [initializer(p.ops[1])], eco: 'npm', shellString: false };
       return null;
     }

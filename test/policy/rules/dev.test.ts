@@ -56,6 +56,8 @@ tierTable('everyday project tooling is allowed', [
   ['cargo fmt --all -- --check', 'allow'],
   ['go vet ./... && go test -race ./...', 'allow'],
   ['go run ./cmd/server', 'allow'],
+  ['cargo tauri dev', 'allow'],
+  ['cargo tauri build --debug', 'allow'],
   ['pytest -q tests/unit', 'allow'],
   ['python3 -m unittest discover', 'allow'],
   ['python -m venv .venv', 'allow'],

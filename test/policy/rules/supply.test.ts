@@ -67,6 +67,27 @@ describe('declared packages come from the project\'s manifests', () => {
     assert.equal(run('npx vitest run').tier, 'allow');
   });
   test('npx of anything else is not', () => assert.ok(ids('npx -y cowsay hi').includes('supply.npx-unknown')));
+  test('options after the package belong to the program: `npx tsc -p tsconfig.json` runs typescript', () => {
+    assert.equal(run('npx tsc -p tsconfig.json').tier, 'allow');
+    assert.equal(run('npx tsc --noEmit -p apps/web/tsconfig.json').tier, 'allow');
+    assert.equal(run('pnpm dlx tsc -p .').tier, 'allow');
+    assert.equal(run('npm exec -- tsc -p tsconfig.json').tier, 'allow');
+  });
+  test('a declared name after the package does not launder an undeclared one', () => {
+    assert.ok(ids('npx evil-pkg -p typescript').includes('supply.npx-unknown'));
+    assert.ok(ids('npx evil-pkg --package=typescript').includes('supply.npx-unknown'));
+  });
+  test('every --package counts, not the last one', () => {
+    assert.ok(ids('npx -p evil-pkg -p typescript tsc').includes('supply.npx-unknown'));
+    assert.ok(ids('npx --package evil-pkg --package typescript tsc').includes('supply.npx-unknown'));
+  });
+  test('a short cluster is read as npx reads it', () => {
+    assert.ok(ids('npx -yp evil-pkg tsc').includes('supply.npx-unknown'));
+    assert.ok(ids('npx -pevil-pkg tsc').includes('supply.npx-unknown'));
+    assert.equal(run('npx -yp typescript tsc --noEmit').tier, 'allow');
+    assert.equal(run('npx -yp typescript rm -rf /').tier, 'hard_deny');
+  });
+  test('npm exec reads its options anywhere before --', () => assert.ok(ids('npm exec tsc --package=evil-pkg').includes('supply.npx-unknown')));
   test('a global install of a declared package is still global', () => assert.ok(ids('npm i -g typescript').includes('supply.global-install')));
 });
 
