@@ -71,7 +71,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     cwd,
     projectRoot,
     home,
-    path: (p: string) => (pathClassifier ??= makePathClassifier())(p),
+    path: (p: string, literal?: boolean) => (pathClassifier ??= makePathClassifier())(p, literal),
     // URLs involve no file system, so their classifier is shared by every context with the same domains.
     url: (u: string) => (urlClassifier ??= sharedUrlClassifier(allowedDomains))(u),
     allowedDomains,

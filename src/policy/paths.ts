@@ -97,7 +97,12 @@ export interface PathClassifierOptions {
   tempDirs?: readonly string[];
 }
 
-export type PathClassifier = (p: string) => PathInfo;
+/**
+ * `literal`: the path is taken as written, with no glob expansion, as file tools take their paths (a Write of
+ * Next.js's `app/[id]/page.tsx` names that very file); `$` and backticks still make it dynamic, in case a
+ * client expands them.
+ */
+export type PathClassifier = (p: string, literal?: boolean) => PathInfo;
 
 /** Classes that say where a path is placed, taken from the resolved path only. */
 export const PLACEMENT_CLASSES: ReadonlySet<PathClass> = new Set<PathClass>([
@@ -351,7 +356,10 @@ const GIT_OUTSIDE_PERSISTENCE = compileGlobs(['**/.git/hooks/**', '**/.git/confi
 
 /** Glob characters a shell would expand (extglob included). */
 const GLOB_RE = /[*?]|\[[^\]]*\]|[@!+]\(/;
-const DYNAMIC_RE = /[$`]/;
+// A `$` that cannot begin an expansion is a literal character to bash too (Remix's `routes/$.tsx`).
+const DYNAMIC_RE = /`|\$(?:[A-Za-z0-9_{(@*#?$!'"-]|\[)/;
+/** A component that starts with an expansion (its own location is unknown, not only its name). */
+const DYNAMIC_START_RE = new RegExp(`^(?:${DYNAMIC_RE.source})`);
 const ONLY_WILDCARDS = /^[*?]+$/;
 /** Patterns that expand to every entry (or every dot-entry) of their directory. */
 const EVERYTHING = /^\.?[*?]*\*[*?]*$/;
@@ -746,7 +754,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     if (tail.some((c) => c.toLowerCase() === '.git')) out.add('git-internals');
   }
 
-  function classifyUncached(input: string): PathInfo {
+  function classifyUncached(input: string, literal: boolean): PathInfo {
     const dynamicOnly = (): PathInfo => ({ input, abs: null, classes: new Set<PathClass>(['dynamic']) });
     if (input === '' || input.includes('\0') || input.length > MAX_PATH_CHARS) return dynamicOnly();
 
@@ -792,7 +800,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     let anyDynamic = false;
     comps.forEach((c, i) => {
       const dyn = DYNAMIC_RE.test(c);
-      if (dyn || GLOB_RE.test(c)) {
+      if (dyn || (!literal && GLOB_RE.test(c))) {
         if (firstBad === -1) firstBad = i;
         lastBad = i;
         if (dyn) anyDynamic = true;
@@ -840,7 +848,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
       classes.add('home');
       classes.add('outside');
     }
-    const headUnknown = otherHome || (!isAbs && firstBad === cwdCount && DYNAMIC_RE.test(comps[firstBad]?.[0] ?? ''));
+    const headUnknown = otherHome || (!isAbs && firstBad === cwdCount && DYNAMIC_START_RE.test(comps[firstBad] ?? ''));
     const climbsOut = comps.slice(firstBad + 1).some((c) => c === '..');
     if (!headUnknown && !climbsOut) {
       const child = resolvePath('/' + [...comps.slice(0, firstBad), CHILD].join('/'));
@@ -863,13 +871,16 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   }
 
   const cache = new Map<string, PathInfo>();
-  return function classifyPath(p: string): PathInfo {
+  return function classifyPath(p: string, literal = false): PathInfo {
     if (typeof p !== 'string') return { input: String(p), abs: null, classes: new Set<PathClass>(['dynamic']) };
-    const hit = cache.get(p);
+    // A literal reading differs only where the path holds glob characters.
+    const asLiteral = literal && GLOB_RE.test(p);
+    const key = asLiteral ? `\u0001${p}` : p;
+    const hit = cache.get(key);
     if (hit) return hit;
-    const info = classifyUncached(p);
+    const info = classifyUncached(p, asLiteral);
     if (cache.size >= MAX_CACHE) cache.clear();
-    cache.set(p, info);
+    cache.set(key, info);
     return info;
   };
 }

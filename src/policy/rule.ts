@@ -12,8 +12,11 @@ export interface RuleContext {
   cwd: string;
   projectRoot: string;
   home: string;
-  /** Resolve and classify a path as the call would see it (relative to cwd, `~` expanded). */
-  path(p: string): PathInfo;
+  /**
+   * Resolve and classify a path as the call would see it (relative to cwd, `~` expanded). `literal`: no glob
+   * expansion, as file tools take their paths (PathClassifier).
+   */
+  path(p: string, literal?: boolean): PathInfo;
   /** Parse and classify a URL or bare host. */
   url(u: string): UrlInfo;
   /** Hosts the policy allows for uploads and fetches (exact or `*.suffix`). */

@@ -49,26 +49,26 @@ function makeContext(parent: RuleContext, wd: WorkDir): RuleContext {
   const dirAbs = wd.dir === null ? null : lexical(wd.dir, parent.cwd, home);
   const cwd = dirAbs === null ? null : follow(dirAbs);
   const dynamic = (p: string): PathInfo => ({ input: p, abs: null, classes: new Set<PathClass>(['dynamic']) });
-  const path = (p: string): PathInfo => {
+  const path = (p: string, literal?: boolean): PathInfo => {
     let abs: string | null;
     const pwd = /^(?:\$PWD|\$\{PWD\})(?=\/|$)/.exec(p);
     if (pwd) {
       if (cwd === null) return dynamic(p);
       abs = posix.join(cwd, p.slice(pwd[0].length));
     } else if (p.startsWith('/') || p === '~' || p.startsWith('~/') || /^(?:\$HOME|\$\{HOME\})(?=\/|$)/.test(p)) {
-      if (links.length === 0) return parent.path(p);
+      if (links.length === 0) return parent.path(p, literal);
       abs = lexical(p, parent.cwd, home);
     } else if (p.startsWith('~') || p.startsWith('$') || p.startsWith('`') || p.startsWith('file:')) {
-      return parent.path(p);
+      return parent.path(p, literal);
     } else {
       if (cwd === null) return dynamic(p);
       abs = posix.resolve(cwd, p);
     }
-    if (abs === null) return parent.path(p);
+    if (abs === null) return parent.path(p, literal);
     const real = follow(abs);
     if (real === null) return dynamic(p);
     // Keep a trailing slash (`rm -rf h/` follows the link h even when the rule looks at the word).
-    const info = parent.path(p.endsWith('/') && real !== '/' ? real + '/' : real);
+    const info = parent.path(p.endsWith('/') && real !== '/' ? real + '/' : real, literal);
     return info.input === p ? info : { ...info, input: p };
   };
   return {

@@ -30,7 +30,8 @@ export const WEB_SEARCH_TOOLS: ReadonlySet<string> = new Set(['WebSearch', 'goog
 export function fileTargets(call: ToolCall, ctx: RuleContext): FileTarget[] {
   const tool = call.tool;
   if (tool === 'write' || tool === 'edit') {
-    return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p), access: 'write', vouch: true }));
+    // Literal: no client expands globs in a file tool's path (`app/[id]/page.tsx` is Next.js's route file).
+    return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p, true), access: 'write', vouch: true }));
   }
   if (tool === 'read' || (tool === 'search' && !isWebSearch(call))) {
     return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p), access: 'read', vouch: true }));
@@ -353,9 +354,15 @@ export const rules: Rule[] = [
     examples: {
       match: [
         { tool: 'Write', input: { file_path: '$OUT/x.txt', content: '' } },
-        { tool: 'Write', input: { file_path: 'src/*/index.ts', content: '' } },
+        { tool: 'Write', input: { file_path: 'src/${NAME}/index.ts', content: '' } },
       ],
-      notMatch: [{ tool: 'Write', input: { file_path: '$HOME/project/x.txt', content: '' } }],
+      // A file tool's path is taken literally: no client expands globs there, and a `$` that cannot start an
+      // expansion is a character (Next.js `[id]`, Remix `$.tsx` route files).
+      notMatch: [
+        { tool: 'Write', input: { file_path: '$HOME/project/x.txt', content: '' } },
+        { tool: 'Write', input: { file_path: 'app/[id]/page.tsx', content: '' } },
+        { tool: 'Write', input: { file_path: 'app/routes/$.tsx', content: '' } },
+      ],
     },
   }),
   defineToolRule({
