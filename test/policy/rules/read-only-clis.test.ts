@@ -2,7 +2,11 @@
 // looking subcommands are allowed, and every acting form next to them stays with the rule that owns it or
 // with a person.
 import { describe, test } from 'node:test';
-import { expectNoRule, expectRule, tierTable } from '../../helpers/rule-tester.ts';
+import { rules } from '../../../src/policy/rules/dev.ts';
+import { expectNoRule, expectRule, testRuleExamples, tierTable } from '../../helpers/rule-tester.ts';
+
+// The checks are dev.read-only's (merged into its table): its examples run here with the new cases.
+testRuleExamples(rules.filter((r) => r.id === 'dev.read-only'));
 
 tierTable('the forge: reading pull requests, runs, issues and the API', [
   ['gh pr checks 12', 'allow'],
