@@ -11,6 +11,7 @@ import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { Rule, RuleContext, RuleHit, RuleResult, ShellRule, ToolRule } from './rule.ts';
 import { commandTraits, traitMask } from './traits.ts';
 import { contextAt } from './workdir.ts';
+import { looksLikePowerShell, onlyPowerShellFindings, POWERSHELL_REASON, readsAsPowerShell } from './powershell.ts';
 
 /** What the engine needs from a policy: its rules with their effective tiers, and allow-exceptions. */
 export interface ClassifierPolicy {
@@ -72,13 +73,6 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
   else m.set(k, [v]);
 }
 
-/** PowerShell's own shapes: Verb-Noun cmdlets, `$x = @(…)`, `-ErrorAction`, pipelines into Where-Object/ForEach-Object. */
-const POWERSHELL_RE = /\b(?:Get|Set|New|Remove|Invoke|Start|Stop|Test|Write|Select|Where|ForEach|Out|Import|Export|Add|Copy|Move)-[A-Z][A-Za-z]+\b|\$\w+\s*=\s*@\(|-ErrorAction\b|\|\s*(?:Where-Object|ForEach-Object|Select-Object|Out-Null)\b|\bforeach\s*\(\$/;
-
-function looksLikePowerShell(line: string): boolean {
-  return POWERSHELL_RE.test(line.length > 4096 ? line.slice(0, 4096) : line);
-}
-
 /** How many lines deep data may nest in data (a hook written by a decoded payload in a CI step…). */
 export const MAX_NESTED_LINES = 4;
 
@@ -134,7 +128,7 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
     // when it is PowerShell that reached a bash tool (Windows agents do this), so the person knows why.
     if ((analysis.status === 'unparseable' || analysis.status === 'refused') && looksLikePowerShell(command)) {
       return {
-        classification: unknownResult('shell.powershell', 'This line is PowerShell, not bash: asimov reads bash, so a person has to read it (or run it through a PowerShell tool the policy knows).'),
+        classification: unknownResult('shell.powershell', POWERSHELL_REASON),
         analysis,
         perCommand: [],
       };
@@ -190,6 +184,11 @@ export function classifyShell(command: string, policy: ClassifierPolicy, ctx: Ru
   if (tier === 'allow' && analysis.problems.length > 0) {
     tier = 'unknown';
     unknownReason = `Part of this line is only known when it runs (${analysis.problems[0]}); a person has to decide.`;
+  }
+  // PowerShell that bash could read (`Get-Process node | Select-Object Id`): named as PowerShell when nothing but
+  // PowerShell's own syntax made the line unknown or soft; a real soft or hard finding keeps its tier.
+  if (tier !== 'allow' && tierRank(tier) <= tierRank('soft_deny') && readsAsPowerShell(analysis) && onlyPowerShellFindings(analysis, perCommand)) {
+    return { classification: { ...unknownResult('shell.powershell', POWERSHELL_REASON), findings: worstFirst(all), subjects: analysis.commands.map((c) => c.text) }, analysis, perCommand };
   }
   return { classification: combine(tier, all, unknownReason, analysis), analysis, perCommand };
 }

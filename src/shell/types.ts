@@ -21,6 +21,11 @@ export interface Word {
   substitutions: number[];
   /** Kinds of substitution inside this word, in source order. */
   substitutionKinds: SubstitutionKind[];
+  /**
+   * Set when `value` is the POSIX reading of a Windows path as written (`.\gradlew` -> `./gradlew`,
+   * `"C:\Users\x"` -> `/c/Users/x`): words.ts windowsPath. `raw` keeps what was written.
+   */
+  windows?: true;
 }
 
 export type SubstitutionKind = 'command' | 'backtick' | 'process-in' | 'process-out' | 'arithmetic';

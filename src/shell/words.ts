@@ -70,7 +70,33 @@ export function buildWord(raw: string, parts: readonly Part[], opts: BuildOption
         break;
     }
   }
+  if (!dynamic && !glob) {
+    const win = windowsPath(raw, value);
+    if (win !== null) return { raw, value: win, literal: true, glob, vars, substitutions: subs, substitutionKinds: kinds, windows: true };
+  }
   return { raw, value, literal: !dynamic, glob, vars, substitutions: subs, substitutionKinds: kinds };
+}
+
+/** A Windows path as written: `.\x\y`, `..\x`, `C:\x`, `C:/x` (backslashes unquoted, or the whole word quoted). */
+const WIN_UNQUOTED = /^(?:\.{1,2}|[A-Za-z]:)(?:\\[\p{L}\p{N}_.+@~-]+)+\\?$/u;
+const WIN_VALUE = /^(?:\.{1,2}|[A-Za-z]:)[\\/]/;
+
+/**
+ * The POSIX reading of a Windows path that reached a bash tool (Git Bash, WSL, an agent that writes Windows
+ * paths): `.\gradlew` is `./gradlew` (bash alone would read `.gradlew`), `"C:\Users\me\proj"` and `C:/Users`
+ * are Git Bash's `/c/Users/me/proj`, an absolute path. Judging the Windows meaning is the reading that matters
+ * where the command works at all, and never a milder one: an absolute path outside the project instead of a
+ * name inside it. Only a leading `.\`, `..\` or drive counts, so an escaped name (`r\m`, `\rm`) stays as
+ * bash reads it. null when the word is no such path.
+ */
+function windowsPath(raw: string, value: string): string | null {
+  let text: string;
+  if (WIN_UNQUOTED.test(raw)) text = raw;
+  else if (WIN_VALUE.test(value) && ((raw.startsWith('"') && raw === `"${value}"`) || (raw.startsWith("'") && raw === `'${value}'`) || (raw === value && value.includes('/') && !value.includes('\\')))) text = value;
+  else return null;
+  const slashed = text.replace(/\\/g, '/');
+  const drive = /^([A-Za-z]):(\/.*)$/.exec(slashed);
+  return drive ? `/${drive[1]!.toLowerCase()}${drive[2]!}` : slashed;
 }
 
 function collectInner(parts: readonly Part[], vars: string[], subs: number[], kinds: SubstitutionKind[]): void {

@@ -9,6 +9,7 @@ import { awkProgram, awkTraits, cutText, invocation, sedScripts, sedTraits } fro
 import { installCommand, isDeclared, localPathOf, npmBinDeclared, remoteRun, remoteRunDeclared, type InstallCommand } from './supply.ts';
 import { findArgsOf, isPlaceholder } from './writes.ts';
 import { APP_SERVERS, appServerOk, dropsCwdFromPath, runsProjectModule } from './project-entry.ts';
+import { READ_ONLY_CLIS } from './read-only-clis.ts';
 
 type Check = (a: readonly string[], cmd: SimpleCommand, ctx: RuleContext, analysis?: Analysis) => boolean;
 
@@ -359,6 +360,9 @@ const READ_ONLY: Readonly<Record<string, Check>> = {
   // Other version control systems: the inspecting subcommands; options that name a program to run are out.
   hg: subIn(['status', 'st', 'log', 'diff', 'di', 'annotate', 'blame', 'cat', 'id', 'identify', 'summary', 'sum', 'paths', 'branches', 'tags', 'heads', 'parents', 'manifest', 'files', 'grep', 'root', 'version', 'help', 'tip', 'incoming', 'in', 'outgoing', 'out'], /^--(config|debugger|tool|cwd)|^-o$|^--output/),
   svn: subIn(['status', 'stat', 'st', 'log', 'diff', 'di', 'info', 'cat', 'list', 'ls', 'blame', 'praise', 'annotate', 'ann', 'proplist', 'plist', 'pl', 'propget', 'pget', 'pg', 'help', 'h', 'mergeinfo'], /^--(diff-cmd|diff3-cmd|editor-cmd|config-option|config-dir)/),
+
+  // The forge, Android devices and system inspection CLIs: read-only-clis.ts.
+  ...READ_ONLY_CLIS,
 };
 
 const READ_ONLY_CHECKS: ReadonlyMap<string, Check> = new Map(Object.entries(READ_ONLY));

@@ -429,8 +429,14 @@ interface GenericSpec {
   noRead?: RegExp;
   /** Options after which the verb is an option rather than a word (kafka-topics --delete). */
   optionVerbs?: boolean;
-  /** Extra verbs that only read for this tool (`nats sub`, `gh repo clone`). */
+  /** Extra verbs that only read for this tool (`nats sub`). */
   read?: RegExp;
+  /**
+   * Its read-only uses are judged by subcommand in dev.read-only (read-only-clis.ts), not by a read verb found
+   * anywhere among the words: for the forges that test allowed `gh issue comment 5 --body show` and
+   * `gh pr create --title list`, which publish.
+   */
+  readElsewhere?: boolean;
 }
 
 const GENERIC: Readonly<Record<string, GenericSpec>> = {
@@ -441,7 +447,7 @@ const GENERIC: Readonly<Record<string, GenericSpec>> = {
   doctl: {}, 'linode-cli': {}, hcloud: {}, scw: {}, oci: {}, ibmcloud: {}, aliyun: {}, 'vultr-cli': {},
   apigeecli: {}, deck: { destroy: /^(reset|sync)$/ }, kong: {}, borg: {}, rclone: { destroy: /^(sync|move|moveto|bisync)$/ },
   restic: { destroy: /^(unlock)$/ }, velero: {}, circleci: { destroy: /^(remove-secret)$/ }, 'gitlab-runner': {},
-  glab: { read: /^clone$/ }, gh: { noRead: /^auth\b|\btoken\b/, read: /^clone$/ }, promtool: {}, 'datadog-ci': {}, newrelic: {}, pd: {}, splunk: {}, stripe: {}, square: {},
+  glab: { readElsewhere: true }, gh: { readElsewhere: true }, promtool: {}, 'datadog-ci': {}, newrelic: {}, pd: {}, splunk: {}, stripe: {}, square: {},
   algolia: {}, flipt: {}, ldcli: {}, unleash: {}, nats: { read: /^(sub|subscribe)$/ }, rabbitmqadmin: {}, rabbitmqctl: {}, rpk: {},
   minikube: {}, kind: {}, k3d: {}, eksctl: {}, kops: {}, skaffold: {}, tilt: {}, argocd: {}, flux: {}, istioctl: {},
   linkerd: {}, consul: {}, nomad: {}, etcdctl: {}, mc: { destroy: /^(rb|mirror)$/ }, sentry: {}, 'sentry-cli': {},
@@ -506,6 +512,7 @@ function generic(cmd: SimpleCommand): InfraVerdict | null {
   }
   // `circleci local execute` runs the project's own CI job in a local container, like its build tooling.
   if (name === 'circleci' && ops[0] === 'local' && ops[1] === 'execute') return ok('Runs the project\'s CI job locally in a container.');
+  if (spec.readElsewhere) return null;
   if (ops.some((v) => GENERIC_READ.test(v) || (spec.read !== undefined && spec.read.test(v)))) {
     if (spec.noRead && spec.noRead.test(ops.join(' '))) return null;
     return ok();

@@ -198,7 +198,7 @@ const encodedName = defineShellRule({
   reason: 'The command name is written with escapes or quotes inside it, a trick to hide what runs; write the name plainly.',
   examples: {
     match: ['r\\m -rf build', '\'r\'m -rf build', '$\'\\x72\\x6d\' -rf build', '""rm -rf build', 'c"ur"l example.com'],
-    notMatch: ['"git" status', '\\git status', 'git status', '\'/usr/bin/git\' status'],
+    notMatch: ['"git" status', '\\git status', 'git status', '\'/usr/bin/git\' status', '.\\gradlew build'],
   },
   match(cmd) {
     const w0 = cmd.argv[0];
@@ -207,6 +207,8 @@ const encodedName = defineShellRule({
     if (v === null || w0.raw === v) return null;
     const raw = w0.raw;
     if (raw === `"${v}"` || raw === `'${v}'` || raw === `\\${v}`) return null;
+    // A Windows path (`.\\gradlew`, `".\\venv\\Scripts\\python.exe"`) is read as the path it spells, not as escapes.
+    if (w0.windows === true) return null;
     return { subject: raw, reason: `The command name \`${cutText(raw, 30)}\` is written with escapes or quotes inside it (it runs \`${cutText(v, 30)}\`), a trick to hide what runs; write the name plainly.` };
   },
 });

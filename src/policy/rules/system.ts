@@ -8,6 +8,7 @@ import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
 import { has, pathTargets, type PathTarget } from './writes.ts';
 import { ctxFacts } from './network.ts';
+import { rules as processControl } from './process-control.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
@@ -138,6 +139,10 @@ function killAllHit(cmd: SimpleCommand): RuleHit | null {
     const patterns = p.operands.map((w) => staticValue(w) ?? w.value);
     if (patterns.some((x) => /^(\^?\.[*+]?\$?|\^|\.\*|\*|\^\$|)$/.test(x))) {
       return { reason: `\`${name}\` with a pattern that matches every process kills the whole session.`, subject: patterns.join(' ') };
+    }
+    // pkill -v stops every process its pattern does NOT match: all but a few.
+    if (name === 'pkill' && (p.flags.has('v') || p.flags.has('inverse')) && patterns.length > 0) {
+      return { reason: '`pkill -v` stops every process its pattern does not match: nearly all of them, the session included.', subject: patterns.join(' ') };
     }
     if (name === 'killall' && (p.flags.has('r') || p.flags.has('regexp')) && patterns.some((x) => x === '.' || x === '.*')) {
       return { reason: '`killall -r .` kills every process.' };
@@ -374,7 +379,7 @@ export const rules: Rule[] = [
     programs: ['kill', 'pkill', 'killall', 'killall5'],
     reason: 'This signals every process: it ends the session and everything running; kill the specific process id instead.',
     examples: {
-      match: ['kill -9 -1', 'kill -KILL -1', 'kill -s KILL -1', 'kill -- -1', 'pkill -9 .', 'killall5 -9', 'kill -9 1', 'pkill -f ".*"'],
+      match: ['kill -9 -1', 'kill -KILL -1', 'kill -s KILL -1', 'kill -- -1', 'pkill -9 .', 'killall5 -9', 'kill -9 1', 'pkill -f ".*"', 'pkill -v vite'],
       notMatch: ['kill 1234', 'kill -9 4321', 'pkill -f "node server.js"', 'kill -l', 'killall node'],
     },
     match: (cmd) => killAllHit(cmd),
@@ -742,4 +747,6 @@ export const rules: Rule[] = [
     },
     match: (cmd, ctx, analysis) => historyHit(cmd, ctx, analysis),
   }),
+  // Stopping specific processes (allowed) and processes the agent did not start (soft): process-control.ts.
+  ...processControl,
 ];

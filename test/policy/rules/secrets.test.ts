@@ -89,7 +89,8 @@ tierTable('ordinary work near secrets stays allowed', [
   ['grep -rn "password" src/', 'allow'],
   ['rg -i token src', 'allow'],
   ['find . -name "*.pem"', 'allow'],
-  ['gh auth status', 'unknown'],
+  // Shows the account and the token's scopes, the token masked; --show-token is secrets.token-command's (soft).
+  ['gh auth status', 'allow'],
   ['git log --oneline -- .env', 'allow'],
   ['git show HEAD:README.md', 'allow'],
   ['git diff -- src/a.ts', 'allow'],
