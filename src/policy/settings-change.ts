@@ -13,9 +13,7 @@ import { editSteps, lexicalAbs, readCurrentText, writtenFiles, type EditStep } f
 
 export type SettingsVerdict =
   | { harmless: true; agent: string; keys: string[] }
-  | { harmless: false; why: string };
-
-const no = (why: string): SettingsVerdict => ({ harmless: false, why });
+  | { harmless: false; why: string; /** Whether the path is named like a settings file asimov reads (the why is worth showing). */ settingsFile: boolean };
 
 /** How many times `needle` occurs in `text`, overlapping occurrences counted (`aa` is twice in `aaa`). */
 function occurrences(text: string, needle: string): number {
@@ -52,11 +50,12 @@ export function applyExactEdits(text: string, steps: readonly EditStep[]): strin
  */
 export function judgeSettingsWrite(call: ToolCall, info: PathInfo, ctx: RuleContext): SettingsVerdict {
   const abs = info.abs;
-  if (abs === null) return no('where the file is is only known at run time');
+  const lexical = lexicalAbs(info.input, ctx.cwd, ctx.home);
+  const file = lexical === null ? null : settingsFileAt(lexical, ctx.home);
+  if (file === null || abs === null) return { harmless: false, why: 'it is not a settings file whose changes asimov can read', settingsFile: false };
+  const no = (why: string): SettingsVerdict => ({ harmless: false, why, settingsFile: true });
+  if (lexical !== abs) return no('it is reached through a symbolic link');
   if (!judgeableSettingsPath(info)) return no('the path is sensitive for another reason too');
-  if (lexicalAbs(info.input, ctx.cwd, ctx.home) !== abs) return no('it is reached through a symbolic link');
-  const file = settingsFileAt(abs, ctx.home);
-  if (file === null) return no('it is not a settings file whose changes asimov can read');
   if (ctx.path(file.container).classes.has('agent-config')) return no("it sits inside another agent's configuration directory");
   if ((call.tool !== 'write' && call.tool !== 'edit') || call.clientTool === 'Delete') return no('the tool is not a plain Write or Edit');
   const paths = extractPaths(call.tool, call.input);

@@ -4,7 +4,6 @@ import type { ToolCall } from '../../core/types.ts';
 import { extractPaths, INTERNAL_TOOLS, mcpRequestKind } from '../../core/tools.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import { defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
-import { settingsFileAt } from '../agent-settings.ts';
 import { judgeSettingsWrite } from '../settings-change.ts';
 import { MCP_FILE_READ_TOOLS, MCP_FILE_WRITE_TOOLS, mcpNameOf, mcpPathArgs, mcpResourcePaths, mcpToolVerb } from './mcp.ts';
 
@@ -162,8 +161,7 @@ export const rules: Rule[] = [
         if (t.access !== 'write' || !t.info.classes.has('agent-config')) continue;
         const verdict = judgeSettingsWrite(call, t.info, ctx);
         if (!verdict.harmless) {
-          const settings = t.info.abs !== null && settingsFileAt(t.info.abs, ctx.home) !== null;
-          const why = settings ? ` It is not judged a preference change: ${verdict.why}.` : '';
+          const why = verdict.settingsFile ? ` It is not judged a preference change: ${verdict.why}.` : '';
           return { subject: t.info.input, reason: `${shown(t)} is agent configuration (hooks, settings, permissions, MCP servers); an agent may not change its own rules.${why} Tell the user what to change instead.` };
         }
         const keys = verdict.keys.length > 0 ? verdict.keys.map((k) => `\`${k}\``).join(', ') : 'nothing but formatting';
