@@ -4,7 +4,7 @@
 
 import { posix } from 'node:path';
 import type { PathInfo } from './paths.ts';
-import { isObject, type JsonObject, type JsonValue, type SettingsChange, type SettingsSyntax } from './settings-diff.ts';
+import { isObject, type JsonValue, type SettingsChange, type SettingsSyntax } from './settings-diff.ts';
 
 /** A key whose value is checked exactly as the agent validates it, or an object whose keys are listed. */
 type KeySpec = ((v: JsonValue) => boolean) | { readonly [key: string]: KeySpec };
@@ -173,4 +173,3 @@ export function changedLeaves(changes: readonly SettingsChange[]): string[] {
   return changes.filter((c) => !(isObject(c.after) || (c.after === undefined && isObject(c.before)))).map((c) => c.path.join('.'));
 }
 
-export type { JsonObject };
