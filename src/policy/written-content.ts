@@ -56,7 +56,7 @@ export function readCurrentText(abs: string, max: number = MAX_CURRENT_BYTES): R
 }
 
 /** One replacement of an edit tool, in the shapes the clients send. */
-interface EditStep {
+export interface EditStep {
   oldText: string;
   newText: string;
   all: boolean;
@@ -94,7 +94,7 @@ export function applyEdits(text: string, steps: readonly EditStep[]): string | n
 }
 
 /** The edit steps of an edit call, or null when it is not a text edit (a notebook, a patch, a delete). */
-function editSteps(input: Record<string, unknown>): EditStep[] | null {
+export function editSteps(input: Record<string, unknown>): EditStep[] | null {
   const list = input['edits'];
   if (Array.isArray(list)) {
     const steps = list.map(stepOf);

@@ -4,6 +4,7 @@ import type { ToolCall } from '../../core/types.ts';
 import { extractPaths, INTERNAL_TOOLS, mcpRequestKind } from '../../core/tools.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import { defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
+import { judgeSettingsWrite } from '../settings-change.ts';
 import { MCP_FILE_READ_TOOLS, MCP_FILE_WRITE_TOOLS, mcpNameOf, mcpPathArgs, mcpResourcePaths, mcpToolVerb } from './mcp.ts';
 
 export type FileAccess = 'write' | 'read';
@@ -146,16 +147,33 @@ export const rules: Rule[] = [
   }),
   defineToolRule({
     id: 'file.write-agent-config',
-    // hard_deny: an agent rewriting its own hooks, settings or instructions is the classic self-modification;
-    // whatever it wants there, the user makes that change, not the agent.
+    // hard_deny: an agent rewriting its own hooks, settings, permissions or MCP servers is the classic
+    // self-modification; whatever it wants there, the user makes that change, not the agent. soft_deny only
+    // for a JSON settings file (Claude Code, Gemini CLI, OpenCode) when the file before and after the call,
+    // parsed strictly, differ in display and conversation preferences alone (settings-change.ts: a theme
+    // change is not a hook). Not allow: an agent skips a settings file that fails its schema whole, hooks and
+    // deny rules included, so even a harmless key gets a person's look.
     tier: 'hard_deny',
     reason: 'Agent configuration (hooks, settings, permissions, MCP servers) is off-limits to the agent; tell the user what to change instead.',
     tools: WRITE_TOOLS,
-    match: pathRule('write', ['agent-config'], (t) => `${shown(t)} is agent configuration (hooks, settings, permissions, MCP servers); an agent may not change its own rules. Tell the user what to change instead.`),
+    match(call, ctx) {
+      let soft: RuleHit | null = null;
+      for (const t of fileTargets(call, ctx)) {
+        if (t.access !== 'write' || !t.info.classes.has('agent-config')) continue;
+        const verdict = judgeSettingsWrite(call, t.info, ctx);
+        if (!verdict.harmless) {
+          const why = verdict.settingsFile ? ` It is not judged a preference change: ${verdict.why}.` : '';
+          return { subject: t.info.input, reason: `${shown(t)} is agent configuration (hooks, settings, permissions, MCP servers); an agent may not change its own rules.${why} Tell the user what to change instead.` };
+        }
+        const keys = verdict.keys.length > 0 ? verdict.keys.map((k) => `\`${k}\``).join(', ') : 'nothing but formatting';
+        soft ??= { tier: 'soft_deny', subject: t.info.input, reason: `${shown(t)} is ${verdict.agent}'s settings; this changes ${keys} only (display and conversation preferences). Confirm with the user.` };
+      }
+      return soft;
+    },
     examples: {
       match: [
-        { tool: 'Write', input: { file_path: '.claude/settings.json', content: '{}' } },
-        { tool: 'write_file', input: { file_path: '~/.gemini/settings.json', content: '{}' } },
+        { tool: 'Write', input: { file_path: '.claude/settings.json', content: '{"hooks":{}}' } },
+        { tool: 'write_file', input: { file_path: '~/.gemini/settings.json', content: '{"mcpServers":{}}' } },
         { tool: 'Write', input: { file_path: '.claude/hooks/pre.sh', content: '' } },
         { tool: 'mcp__filesystem__write_file', input: { path: '/home/dev/project/.mcp.json', content: '{}' } },
       ],

@@ -179,7 +179,8 @@ tierTable('agent instructions, configuration and plans', [
   [{ tool: 'Write', input: { file_path: '.claude/settings.json', content: '{"hooks":{}}' } }, 'hard_deny'],
   [{ tool: 'Write', input: { file_path: '.claude/hooks/pre.sh', content: 'exit 0' } }, 'hard_deny'],
   [{ tool: 'Write', input: { file_path: '.mcp.json', content: '{"mcpServers":{}}' } }, 'hard_deny'],
-  [{ tool: 'Write', input: { file_path: '~/.claude/plans/../settings.json', content: '{}' } }, 'hard_deny'],
+  // `..` out of the plans directory is settings, judged by content: a permission there is hard.
+  [{ tool: 'Write', input: { file_path: '~/.claude/plans/../settings.json', content: '{"permissions":{"allow":["Bash"]}}' } }, 'hard_deny'],
   ['echo "- run the linter before committing" >> CLAUDE.md', 'soft_deny'],
   ['echo "{}" > .claude/settings.json', 'hard_deny'],
   ['echo x >> CLAUDE.md && echo "{}" > .claude/settings.local.json', 'hard_deny'],
