@@ -97,7 +97,7 @@ export function inferSessionRoots(rows: readonly Row[], env: Pick<BenchEnv, 'pro
     const call = session === null ? null : trafficCall(row, env);
     if (call === null || session === null) continue;
     const list = paths.get(session) ?? [];
-    for (const m of JSON.stringify(call.input).matchAll(/(?<![\w.~])\/[A-Za-z0-9_.@+-][^\s"'\\:;|&<>()`$*?]*/g)) list.push(posix.normalize(m[0]));
+    for (const text of stringsOf(call.input)) list.push(...absolutePathsIn(text));
     paths.set(session, list);
   }
   const out = new Map<string, string>();
@@ -123,11 +123,35 @@ export function inferSessionRoots(rows: readonly Row[], env: Pick<BenchEnv, 'pro
   return out;
 }
 
+function stringsOf(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (typeof v === 'object' && v !== null) for (const x of Object.values(v)) stringsOf(x, out);
+  return out;
+}
+
+/**
+ * The absolute paths written in a text: POSIX ones, and Windows ones (`C:\Users\me\proj`, quoted when they hold
+ * spaces) in the Git Bash spelling asimov reads them as (`/c/Users/me/proj`).
+ */
+export function absolutePathsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?<![\w.~:\\/])\/[A-Za-z0-9_.@+-][^\s"'\\:;|&<>()`$*?]*/g)) out.push(posix.normalize(m[0]));
+  for (const m of text.matchAll(/"([A-Za-z]):[\\/]([^"\n]*)"|(?<![\w])([A-Za-z]):[\\/]([^\s"'|&;<>()]*)/g)) {
+    const drive = (m[1] ?? m[3])!.toLowerCase();
+    const rest = (m[2] ?? m[4] ?? '').replace(/\\+/g, '/');
+    out.push(posix.normalize(`/${drive}/${rest}`));
+  }
+  return out;
+}
+
 function plausibleRoot(dir: string, env: Pick<BenchEnv, 'project' | 'home'>): boolean {
   if (dir === env.project || dir.startsWith(`${env.project}/`) || env.project.startsWith(`${dir}/`)) return false;
   // A project directory under the home (not a dot-directory such as ~/.claude), or a container workspace.
   const underHome = dir.startsWith(`${env.home}/`) && !dir.slice(env.home.length + 1).startsWith('.');
-  return underHome || /^\/(workspace|testbed|repo|app|src|code)\/[^/]+/.test(dir);
+  // A Windows project as Git Bash or WSL spells it, at least two directories below the drive (`/c/Users/me/proj`).
+  const windows = /^\/(?:mnt\/)?[a-z]\/[^/]+\/[^/]+/.test(dir) && !/^\/(?:mnt\/)?[a-z]\/Users\/[^/]+$/i.test(dir);
+  return underHome || windows || /^\/(workspace|testbed|repo|app|src|code)\/[^/]+/.test(dir);
 }
 
 /**

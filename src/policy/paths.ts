@@ -98,9 +98,9 @@ export interface PathClassifierOptions {
 }
 
 /**
- * `literal`: the path is taken as written, with no glob expansion, as file tools take their paths (a Write of
- * Next.js's `app/[id]/page.tsx` names that very file); `$` and backticks still make it dynamic, in case a
- * client expands them.
+ * `literal`: the path is taken as written, as file tools take their paths: no glob, no variable, no command
+ * substitution (a Write of Next.js's `app/[id]/page.tsx` or Remix's `routes/$noteId.tsx` names that very file).
+ * A leading `~`, `$HOME`, `$PWD` or `$TMPDIR` is still expanded: the stricter reading, should a client do it.
  */
 export type PathClassifier = (p: string, literal?: boolean) => PathInfo;
 
@@ -302,7 +302,9 @@ const BUILD_DIRS = new Set([
 ]);
 
 /** Other users' home directories, whose content is classified like ours (`/root/.ssh/authorized_keys`). */
-const OTHER_HOME = /^(?:\/root|\/var\/root|\/home\/[^/]+|\/Users\/[^/]+)(?=\/|$)/;
+// Windows homes as Git Bash and WSL spell them (`/c/Users/me`, `/mnt/c/Users/me`): `C:\Users\me\.aws\credentials`
+// reaches a bash tool from Windows agents, and is as much a credential file as `~/.aws/credentials`.
+const OTHER_HOME = /^(?:\/root|\/var\/root|\/home\/[^/]+|\/Users\/[^/]+|\/(?:mnt\/)?[a-z]\/Users\/[^/]+)(?=\/|$)/i;
 
 const PM_NAMES = { dot: true, nocase: true } as const;
 
@@ -799,7 +801,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     let lastBad = -1;
     let anyDynamic = false;
     comps.forEach((c, i) => {
-      const dyn = DYNAMIC_RE.test(c);
+      const dyn = !literal && DYNAMIC_RE.test(c);
       if (dyn || (!literal && GLOB_RE.test(c))) {
         if (firstBad === -1) firstBad = i;
         lastBad = i;
@@ -873,8 +875,8 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
   const cache = new Map<string, PathInfo>();
   return function classifyPath(p: string, literal = false): PathInfo {
     if (typeof p !== 'string') return { input: String(p), abs: null, classes: new Set<PathClass>(['dynamic']) };
-    // A literal reading differs only where the path holds glob characters.
-    const asLiteral = literal && GLOB_RE.test(p);
+    // A literal reading differs only where the path holds glob or expansion characters.
+    const asLiteral = literal && (GLOB_RE.test(p) || DYNAMIC_RE.test(p));
     const key = asLiteral ? `\u0001${p}` : p;
     const hit = cache.get(key);
     if (hit) return hit;

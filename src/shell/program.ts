@@ -20,7 +20,10 @@ export function programName(cmd: SimpleCommand): string | null {
   const hit = slots.program;
   if (hit !== undefined) return hit;
   const v = staticValue(cmd.argv[0]);
-  const name = v === null || v === '' ? null : basename(v).toLowerCase();
+  let name = v === null || v === '' ? null : basename(v).toLowerCase();
+  // A Windows program reached through Git Bash or WSL (`curl.exe`, `.\venv\Scripts\python.exe`, `rm.exe`) is
+  // the same program: judged by the same rules (a tightening for `rm.exe -rf ~` as much as a loosening).
+  if (name !== null && name.length > 4 && name.endsWith('.exe')) name = name.slice(0, -4);
   slots.program = name;
   return name;
 }

@@ -31,10 +31,15 @@ export const WEB_SEARCH_TOOLS: ReadonlySet<string> = new Set(['WebSearch', 'goog
 export function fileTargets(call: ToolCall, ctx: RuleContext): FileTarget[] {
   const tool = call.tool;
   if (tool === 'write' || tool === 'edit') {
-    // Literal: no client expands globs in a file tool's path (`app/[id]/page.tsx` is Next.js's route file).
+    // Literal: no client expands globs or variables in a file tool's path (`app/[id]/page.tsx` is Next.js's
+    // route file, `routes/$noteId.tsx` Remix's).
     return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p, true), access: 'write', vouch: true }));
   }
-  if (tool === 'read' || (tool === 'search' && !isWebSearch(call))) {
+  if (tool === 'read') {
+    return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p, true), access: 'read', vouch: true }));
+  }
+  if (tool === 'search' && !isWebSearch(call)) {
+    // Search tools take globs (`src/**/*.ts`): what they may reach is the glob's.
     return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p), access: 'read', vouch: true }));
   }
   if (tool === 'mcp') {
@@ -370,16 +375,16 @@ export const rules: Rule[] = [
     tools: WRITE_TOOLS,
     match: pathRule('write', ['dynamic'], (t) => `${t.info.input} depends on run-time values; where it lands cannot be checked.`, (t) => t.vouch),
     examples: {
+      // An MCP server's path argument may be anything the server makes of it; a client's own file tool takes
+      // its path literally (no client expands globs or variables there: Next.js `[id]`, Remix `$id` files).
       match: [
-        { tool: 'Write', input: { file_path: '$OUT/x.txt', content: '' } },
-        { tool: 'Write', input: { file_path: 'src/${NAME}/index.ts', content: '' } },
+        { tool: 'mcp__filesystem__write_file', input: { path: '$OUT/x.txt', content: '' } },
+        { tool: 'mcp__filesystem__write_file', input: { path: 'src/*/index.ts', content: '' } },
       ],
-      // A file tool's path is taken literally: no client expands globs there, and a `$` that cannot start an
-      // expansion is a character (Next.js `[id]`, Remix `$.tsx` route files).
       notMatch: [
         { tool: 'Write', input: { file_path: '$HOME/project/x.txt', content: '' } },
         { tool: 'Write', input: { file_path: 'app/[id]/page.tsx', content: '' } },
-        { tool: 'Write', input: { file_path: 'app/routes/$.tsx', content: '' } },
+        { tool: 'Write', input: { file_path: 'app/routes/$noteId.tsx', content: '' } },
       ],
     },
   }),
@@ -393,7 +398,8 @@ export const rules: Rule[] = [
       const targets = fileTargets(call, ctx);
       if (targets.length === 0 || targets.some((t) => !t.vouch || t.access !== 'write')) return null;
       const ok = targets.every(
-        (t) => !t.info.classes.has('dynamic') && (t.info.classes.has('project') || t.info.classes.has('temp') || t.info.classes.has('agent-plan')),
+        // The null device discards what is written (agents write an empty /dev/null to probe the tool).
+        (t) => !t.info.classes.has('dynamic') && (t.info.classes.has('project') || t.info.classes.has('temp') || t.info.classes.has('agent-plan') || t.info.classes.has('null-device')),
       );
       return ok ? { subject: targets.map((t) => t.info.input).join(', ') } : null;
     },
@@ -406,7 +412,7 @@ export const rules: Rule[] = [
       ],
       notMatch: [
         { tool: 'Write', input: { file_path: '/home/dev/other/x.txt', content: '' } },
-        { tool: 'Write', input: { file_path: '$X/a.txt', content: '' } },
+        { tool: 'mcp__filesystem__write_file', input: { path: '$X/a.txt', content: '' } },
         { tool: 'Write', input: { content: 'no path' } },
         { tool: 'mcp__github__create_or_update_file', input: { path: 'src/a.ts', content: '' } },
       ],

@@ -249,4 +249,8 @@ export const READ_ONLY_CLIS: Readonly<Record<string, Check>> = {
   pg_lsclusters: () => true,
   // Windows' `where` (reached through Git Bash) and zsh's builtin: both only look a program up, like `which`.
   where: () => true,
+  // Windows' grep (`findstr /C:"x" file`) and process list: no option of either writes or runs anything.
+  // (taskkill is process control: sys.kill-* rules, not here.)
+  findstr: () => true,
+  tasklist: () => true,
 };

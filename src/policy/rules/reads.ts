@@ -29,6 +29,9 @@ const ALL_OPERANDS = new Set([
   'unpigz', 'pbzip2', 'lbzip2', 'lzma', 'unlzma', 'lzip', 'compress', 'uncompress', 'brotli', 'dos2unix', 'unix2dos',
   'nm', 'objdump', 'readelf', 'size', 'ldd', 'otool', 'xmllint', 'csvstat', 'csvgrep', 'csvsort', 'csvjson', 'in2csv',
   'xsv', 'htmlq', 'pup', 'tomlq', 'ddrescue',
+  // Windows' grep through Git Bash: its options are `/x`, so every word is taken as a file it may read (the
+  // pattern too, which at worst names a file that is not there).
+  'findstr',
 ]);
 
 /**

@@ -88,7 +88,9 @@ describe('combined tiers of file calls', () => {
     [{ tool: 'Write', input: { file_path: '.claude/settings.json', content: '' } }, 'hard_deny'],
     [{ tool: 'Write', input: { file_path: '.env', content: '' } }, 'soft_deny'],
     [{ tool: 'Write', input: { file_path: '/home/dev/other/a', content: '' } }, 'soft_deny'],
-    [{ tool: 'Write', input: { file_path: '$OUT/a', content: '' } }, 'unknown'],
+    // A client's file tool takes its path literally (a project file named `$OUT`); an MCP server's may not.
+    [{ tool: 'Write', input: { file_path: '$OUT/a', content: '' } }, 'allow'],
+    [{ tool: 'mcp__filesystem__write_file', input: { path: '$OUT/a', content: '' } }, 'unknown'],
     [{ tool: 'Write', input: { file_path: 'migrations/002.sql', content: '' } }, 'soft_deny'],
     [{ tool: 'Read', input: { file_path: '/etc/shadow' } }, 'hard_deny'],
     [{ tool: 'Read', input: { file_path: '~/.aws/credentials' } }, 'soft_deny'],
