@@ -117,11 +117,18 @@ export function inferSessionRoots(rows: readonly Row[], env: Pick<BenchEnv, 'pro
       if (n < 0.6 * list.length) continue;
       if (best === null || d.length > best.length) best = d;
     }
-    if (best === null || !plausibleRoot(best, env)) continue;
+    if (best === null) continue;
+    // The heuristic lands in a source folder when most paths are there (`…/apps/ui/src`); a hook runs where the
+    // agent was started, the project's root: climb out of folders that are parts of a project, not projects.
+    while (PROJECT_PARTS.test(posix.basename(best)) && posix.dirname(best).split('/').length >= 3) best = posix.dirname(best);
+    if (!plausibleRoot(best, env)) continue;
     out.set(session, best);
   }
   return out;
 }
+
+/** Folder names that are parts of a project (sources, outputs, assets), never the project itself. */
+const PROJECT_PARTS = /^(src|lib|app|components|views|pages|public|css|js|styles|assets|database|db|features|hooks|utils|tests?|spec|target|release|debug|dist|build|out|bin|obj|packages|internal|cmd|scripts|docs|e2e|habits)$/i;
 
 function stringsOf(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
@@ -149,8 +156,8 @@ function plausibleRoot(dir: string, env: Pick<BenchEnv, 'project' | 'home'>): bo
   if (dir === env.project || dir.startsWith(`${env.project}/`) || env.project.startsWith(`${dir}/`)) return false;
   // A project directory under the home (not a dot-directory such as ~/.claude), or a container workspace.
   const underHome = dir.startsWith(`${env.home}/`) && !dir.slice(env.home.length + 1).startsWith('.');
-  // A Windows project as Git Bash or WSL spells it, at least two directories below the drive (`/c/Users/me/proj`).
-  const windows = /^\/(?:mnt\/)?[a-z]\/[^/]+\/[^/]+/.test(dir) && !/^\/(?:mnt\/)?[a-z]\/Users\/[^/]+$/i.test(dir);
+  // A Windows project as Git Bash or WSL spells it (`/c/Users/me/proj`, `/d/work/app`), not a home or the system.
+  const windows = /^\/(?:mnt\/)?[a-z]\/[^/]+/.test(dir) && !/^\/(?:mnt\/)?[a-z]\/(Users(\/[^/]+)?|Windows|Program Files[^/]*)$/i.test(dir);
   return underHome || windows || /^\/(workspace|testbed|repo|app|src|code)\/[^/]+/.test(dir);
 }
 
