@@ -94,6 +94,9 @@ function windowsPath(raw: string, value: string): string | null {
   if (WIN_UNQUOTED.test(raw)) text = raw;
   else if (WIN_VALUE.test(value) && ((raw.startsWith('"') && raw === `"${value}"`) || (raw.startsWith("'") && raw === `'${value}'`) || (raw === value && value.includes('/') && !value.includes('\\')))) text = value;
   else return null;
+  // A colon after the drive's own is no Windows path (`:` is not allowed in a Windows name): a sed or perl
+  // script with `:` for delimiter (`s:/dev/::`, `s:\s\+:\t:g`) must keep its text.
+  if (/^[A-Za-z]:/.test(text) && text.slice(2).includes(':')) return null;
   const slashed = text.replace(/\\/g, '/');
   const drive = /^([A-Za-z]):(\/.*)$/.exec(slashed);
   return drive ? `/${drive[1]!.toLowerCase()}${drive[2]!}` : slashed;
