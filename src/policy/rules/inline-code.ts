@@ -322,7 +322,7 @@ const inlineCode_ = defineShellRule({
       if (fx.error) what.push(`part of it could not be read (${fx.error})`);
       // An effect no shell line stands for (its target is computed at run time) is not known either, even when
       // the analyzer did not say so in words: without this the line fell through to "no rule knows".
-      for (const e of fx.effects) if (e.kind !== 'eval' && effectLine(e) === null && what.length < 4) what.push(`${VERB[e.kind]} a target computed at run time (${e.via})`);
+      for (const e of fx.effects) if (e.kind !== 'eval' && effectLine(e) === null && what.length < 4 && !what.some((w) => w.endsWith(`(${e.via})`))) what.push(`${VERB[e.kind]} a target computed at run time (${e.via})`);
       if (what.length === 0) return null;
       return { subject: cut(src.text), reason: `This ${lang} code ${what.slice(0, 3).join('; ')}; what it does cannot be known before it runs. Put it in a script file in the project, or ask the user.` };
     }

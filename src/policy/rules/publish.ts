@@ -5,6 +5,7 @@
 import { parseArgs, type ArgSpec } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import type { SimpleCommand, Word } from '../../shell/types.ts';
+import { staticText } from '../../shell/static-output.ts';
 import { defineShellRule, type Rule, type RuleHit } from '../rule.ts';
 
 function values(words: readonly Word[]): string[] {
@@ -143,6 +144,12 @@ function dockerPushHit(cmd: SimpleCommand): RuleHit | null {
   return null;
 }
 
+/** Forge subcommands that propose or discuss a change (gh and glab spellings). */
+const PROPOSE: ReadonlySet<string> = new Set([
+  'pr create', 'pr new', 'pr edit', 'pr comment', 'pr ready', 'issue create', 'issue new', 'issue comment', 'issue edit',
+  'mr create', 'mr new', 'mr update', 'mr note', 'issue note', 'issue update',
+]);
+
 const GH_SPEC: ArgSpec = { shortWithValue: 'RXHfFpqt', longWithValue: ['repo', 'method', 'header', 'field', 'raw-field', 'jq', 'template', 'input', 'hostname', 'title', 'notes', 'notes-file', 'target', 'visibility', 'body', 'subject'] };
 
 function ghApiMethod(cmd: SimpleCommand): string | null {
@@ -264,6 +271,38 @@ export const rules: Rule[] = [
         default:
           return null;
       }
+    },
+  }),
+  // Allow: proposing a change for review (a pull request, a comment, an issue) in the project's own repository
+  // is how an agent's work reaches the shared branch without pushing to it; it is visible, reviewable and
+  // closable. Only with every argument known (a here-doc body is), and never with -R/--repo (another
+  // repository is another audience: the project's text would leave for it); credentials and secret flows in
+  // the text are dlp.* and secrets.exfiltrate's, which judge the same line. Merging, approving and closing are
+  // not proposals (publish.gh-merge, or unknown). Attack tests: test/adversarial/cases/clis.jsonl (forge writes).
+  defineShellRule({
+    id: 'publish.gh-propose',
+    tier: 'allow',
+    programs: ['gh', 'glab'],
+    reason: 'Proposes a change for review or writes in the project\'s own tracker: visible, reviewable and reversible.',
+    examples: {
+      match: ['gh pr create --base main --title "fix: x" --body "Closes #3"', 'gh pr create --fill', 'gh pr comment 12 --body "Updated the tests"', 'gh issue create --title "Flaky test" --body "seen twice"', 'gh pr edit 12 --add-label bug', 'glab mr create --fill', 'gh pr create --title t --body "$(cat <<\'EOF\'\n## Summary\n- x\nEOF\n)"'],
+      notMatch: ['gh pr merge 12', 'gh pr review 12 --approve', 'gh pr create -R other/repo --fill', 'gh issue create --title x --body "$(cat notes.txt)"', 'gh pr close 12', 'gh pr create --body-file /etc/passwd --title x'],
+    },
+    match: (cmd, ctx, analysis) => {
+      const { ops } = args(cmd, GH_SPEC);
+      const verb = `${ops[0] ?? ''} ${ops[1] ?? ''}`;
+      if (!PROPOSE.has(verb)) return null;
+      const words = cmd.argv.slice(1);
+      if (words.some((w) => { const v = staticValue(w) ?? ''; return v === '-R' || v.startsWith('--repo') || (v.startsWith('-R') && v.length > 2); })) return null;
+      // Every word known: literal, or a substitution whose output is known (a here-doc body).
+      if (!words.every((w) => staticValue(w) !== null || (analysis !== undefined && staticText(analysis.commands, cmd, w) !== null))) return null;
+      // A body or description read from a file: only a project file.
+      const p = parseArgs(cmd, { ...GH_SPEC, longWithValue: [...(GH_SPEC.longWithValue ?? []), 'body-file', 'description-file'], shortWithValue: `${GH_SPEC.shortWithValue ?? ''}F` });
+      for (const k of ['body-file', 'F', 'description-file']) {
+        const f = p.flags.get(k);
+        if (typeof f === 'string' && (f === '-' || !ctx.path(f).classes.has('project') || ctx.path(f).classes.has('credentials'))) return null;
+      }
+      return { subject: verb };
     },
   }),
   // Soft: merging a pull request lands code on the shared branch, the same as pushing to it.

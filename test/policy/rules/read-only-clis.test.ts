@@ -31,8 +31,10 @@ tierTable('the forge: reading pull requests, runs, issues and the API', [
 ]);
 
 tierTable('the forge: acting forms are not read-only', [
-  ['gh pr create --title list --body x', 'unknown'],
-  ['gh issue comment 5 --body show', 'unknown'],
+  // Not reads: allowed as proposals in the project's own repository (publish.gh-propose), whatever the words.
+  ['gh pr create --title list --body x', 'allow'],
+  ['gh issue comment 5 --body show', 'allow'],
+  ['gh pr create -R other/repo --title list', 'unknown'],
   ['gh pr merge 12 --squash', 'soft_deny'],
   ['gh pr -X view merge', 'soft_deny'],
   ['gh run rerun 123', 'unknown'],
