@@ -9,14 +9,26 @@ import type { PathClass, PathInfo } from './paths.ts';
 import type { RuleContext } from './rule.ts';
 
 const derived = new WeakMap<RuleContext, WeakMap<WorkDir, RuleContext>>();
+/** Each derived context's parent: a rule that looks at the whole line needs the context the line starts in. */
+const parents = new WeakMap<RuleContext, RuleContext>();
 
 /** The context a command with this WorkDir sees; one per (context, WorkDir), so per-command caches stay valid. */
 export function contextAt(ctx: RuleContext, wd: WorkDir): RuleContext {
   let byDir = derived.get(ctx);
   if (!byDir) derived.set(ctx, (byDir = new WeakMap()));
   let out = byDir.get(wd);
-  if (!out) byDir.set(wd, (out = makeContext(ctx, wd)));
+  if (!out) {
+    byDir.set(wd, (out = makeContext(ctx, wd)));
+    parents.set(out, ctx);
+  }
   return out;
+}
+
+/** The context the line starts in, from the one a command of it sees (itself when the command did not move). */
+export function lineContext(ctx: RuleContext): RuleContext {
+  let c = ctx;
+  for (let p = parents.get(c); p !== undefined; p = parents.get(c)) c = p;
+  return c;
 }
 
 /** How many links one path may pass through (a link to a link…) before it is called dynamic. */

@@ -22,10 +22,11 @@ import { rules as where } from './where.ts';
 import { rules as mass } from './mass.ts';
 import { rules as scripts } from './scripts.ts';
 import { rules as content } from './content.ts';
+import { rules as fetchedCode } from './fetched-code.ts';
 
 export const recommended: readonly Rule[] = [
   ...fs, ...system, ...git, ...publish, ...infra, ...db, ...net, ...secrets,
   ...exec, ...inlineCode, ...obfuscation, ...supply, ...selfmod, ...dev, ...files, ...web, ...mcp,
-  ...dlp, ...where, ...mass, ...scripts,
+  ...dlp, ...where, ...mass, ...scripts, ...fetchedCode,
   ...content,
 ];
