@@ -46,7 +46,15 @@ export interface SessionFiles {
 export function createSessionFiles(o: { stateDir: string; now?: () => number }): SessionFiles {
   const dir = join(o.stateDir, 'sessions');
   // Hashed: a session id is the client's string, not a safe file name.
-  const fileOf = (sessionId: string) => join(dir, `${sha256Hex(sessionId).slice(0, 40)}.jsonl`);
+  const files = new Map<string, string>();
+  const fileOf = (sessionId: string): string => {
+    let f = files.get(sessionId);
+    if (f === undefined) {
+      if (files.size > 256) files.clear();
+      files.set(sessionId, (f = join(dir, `${sha256Hex(sessionId).slice(0, 40)}.jsonl`)));
+    }
+    return f;
+  };
   // A daemon decides many calls; the record is parsed again only when the file changed.
   const cache = new Map<string, { mtimeMs: number; size: number; paths: ReadonlyMap<string, number> }>();
 
@@ -74,20 +82,25 @@ export function createSessionFiles(o: { stateDir: string; now?: () => number }):
     return paths;
   };
 
+  // The directory is made, checked and swept of stale records once per process (a daemon decides thousands of
+  // calls; a hook process one): after that a record is one append. Reading checks the directory every time.
+  let ready = false;
+  let swept = false;
   return {
     record(sessionId, paths) {
       if (!sessionId || paths.length === 0) return;
       const file = fileOf(sessionId);
       try {
-        let fresh = false;
-        try {
-          statSync(file);
-        } catch {
-          fresh = true;
+        if (!ready) {
+          mkdirSync(dir, { recursive: true, mode: 0o700 });
+          if (!isPrivateDir(dir)) return;
+          ready = true;
+          // Stale records are swept when a session starts (its record is new), at most once per process.
+          if (!swept && !exists(file)) {
+            swept = true;
+            pruneStale(dir, (o.now ?? Date.now)());
+          }
         }
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        if (!isPrivateDir(dir)) return;
-        if (fresh) pruneStale(dir, (o.now ?? Date.now)());
         const at = (o.now ?? Date.now)();
         appendFileSync(file, paths.map((p) => `${JSON.stringify({ p, at })}\n`).join(''), { mode: 0o600 });
       } catch {
@@ -164,6 +177,15 @@ export function allBornAfter(path: string, since: number): boolean {
     }
   }
   return true;
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function pruneStale(dir: string, now: number): void {
