@@ -86,7 +86,7 @@ function forgeApiRead(rest: readonly string[]): boolean {
     let val: string | undefined;
     const eq = x.startsWith('--') ? x.indexOf('=') : -1;
     if (eq > 0) { opt = x.slice(0, eq); val = x.slice(eq + 1); }
-    else if (/^-[XfF]./.test(x)) { opt = x.slice(0, 2); val = x.slice(2); }
+    else if (/^-[XfFH]./.test(x)) { opt = x.slice(0, 2); val = x.slice(2); }
     const next = (): string => val ?? rest[++i] ?? '';
     if (opt === '-X' || opt === '--method') { method = next().toUpperCase(); continue; }
     if (opt === '--input') return false;
@@ -97,8 +97,13 @@ function forgeApiRead(rest: readonly string[]): boolean {
       fields = true;
       continue;
     }
+    // A header other than Accept can change what the request does (`X-HTTP-Method-Override: DELETE`): not a read.
+    if (opt === '-H' || opt === '--header') {
+      if (!/^\s*accept\s*:/i.test(next())) return false;
+      continue;
+    }
     // Options that take a value: skip it, so that it is not read as something else.
-    if (/^(-H|--header|-q|--jq|-t|--template|--hostname|--cache|-p|--preview)$/.test(opt) && val === undefined) i++;
+    if (/^(-q|--jq|-t|--template|--hostname|--cache|-p|--preview)$/.test(opt) && val === undefined) i++;
   }
   if (method !== null && method !== 'GET' && method !== 'HEAD') return false;
   // A full URL as the endpoint reaches a host other than the forge's API; the network rules judge that.
