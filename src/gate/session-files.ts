@@ -15,9 +15,10 @@
 // one older entry, a file system that does not report birth times, or a tree too large to look through,
 // and the removal asks.
 
-import { appendFileSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
+import { removeStaleFiles } from '../core/stale-files.ts';
 import { isPrivateDir } from '../core/private-dir.ts';
 import { readRegularFile } from '../core/read-regular.ts';
 
@@ -98,7 +99,7 @@ export function createSessionFiles(o: { stateDir: string; now?: () => number }):
           // Stale records are swept when a session starts (its record is new), at most once per process.
           if (!swept && !exists(file)) {
             swept = true;
-            pruneStale(dir, (o.now ?? Date.now)());
+            removeStaleFiles(dir, '.jsonl', STALE_MS, (o.now ?? Date.now)());
           }
         }
         const at = (o.now ?? Date.now)();
@@ -188,14 +189,3 @@ function exists(p: string): boolean {
   }
 }
 
-function pruneStale(dir: string, now: number): void {
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.jsonl')) continue;
-    const p = join(dir, name);
-    try {
-      if (now - statSync(p).mtimeMs > STALE_MS) rmSync(p, { force: true });
-    } catch {
-      /* another process removed it */
-    }
-  }
-}

@@ -8,10 +8,11 @@
 // session id share nothing: there is nothing to count them under.
 
 import { readRegularFile } from '../core/read-regular.ts';
-import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
+import { removeStaleFiles } from '../core/stale-files.ts';
 
 export const LOOP_LIMITS = { consecutive: 3, total: 20 } as const;
 /** Session files untouched for this long are removed when a new session starts. */
@@ -77,7 +78,7 @@ export function createLoopGuard(o: { stateDir: string; now?: () => number }): Lo
           fresh = true;
         }
         mkdirSync(dir, { recursive: true, mode: 0o700 });
-        if (fresh) pruneStale(dir, (o.now ?? Date.now)());
+        if (fresh) removeStaleFiles(dir, '.log', STALE_MS, (o.now ?? Date.now)());
         appendFileSync(file, verdict === 'deny' ? 'D\n' : 'A\n', { mode: 0o600 });
       } catch {
         /* best effort: without the record the judge is asked again, which never opens the gate by itself */
@@ -86,14 +87,3 @@ export function createLoopGuard(o: { stateDir: string; now?: () => number }): Lo
   };
 }
 
-function pruneStale(dir: string, now: number): void {
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.log')) continue;
-    const p = join(dir, name);
-    try {
-      if (now - statSync(p).mtimeMs > STALE_MS) rmSync(p, { force: true });
-    } catch {
-      /* another process removed it */
-    }
-  }
-}
