@@ -1,7 +1,8 @@
 // Built-in rules: fs family (irreversible file destruction, writes outside the project or to the system,
 // permission changes) and the dev.* device rules (disk formatting, raw device writes, partitioning).
 
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
+import picomatch from 'picomatch';
 import { posix } from 'node:path';
 import type { Tier } from '../../core/types.ts';
 import { parseArgs } from '../../shell/args.ts';
@@ -234,7 +235,9 @@ function judgeRm(t: PathTarget, cmd: SimpleCommand, R: boolean, F: boolean, noPr
       return v(R ? 'fs.rm-artifacts' : 'fs.rm-file', 'allow', 'Removes build artefacts inside the project; tools regenerate them.');
     }
     if (!R || fileLike(lastComponent(t.path))) {
-      const lost = dirInfo === null && info.abs !== null ? uncommittedFile(info.abs, posix.resolve(ctx.cwd, t.path), ctx) : null;
+      const lost = dirInfo !== null
+        ? (dirInfo.abs !== null ? uncommittedInGlob(dirInfo.abs, lastComponent(t.path), ctx) : null)
+        : info.abs !== null ? uncommittedFile(info.abs, posix.resolve(ctx.cwd, t.path), ctx) : null;
       if (lost !== null) return v('fs.rm-untracked', 'soft_deny', `${subject} is ${lost}, and this session did not create it: removing it may lose the user's uncommitted work. Ask the user, or commit it first.`);
       return v('fs.rm-file', 'allow', 'Removes files inside the project.');
     }
@@ -271,6 +274,39 @@ function uncommittedFile(abs: string, named: string, ctx: RuleContext): string |
   if (status.kind !== 'changed') return null;
   if (ctx.createdInSession(abs)) return null;
   return status.why;
+}
+
+/** Entries of a directory looked at for a glob, and matching files checked, before the removal just asks. */
+const MAX_GLOB_ENTRIES = 5000;
+const MAX_GLOB_CHECKS = 500;
+
+/**
+ * The first file a last-component glob (`rm notes-*.md`) would remove that git cannot give back, as bash expands
+ * it (a leading dot matched only explicitly); null when none. A directory too large to look through asks.
+ */
+function uncommittedInGlob(dir: string, pattern: string, ctx: RuleContext): string | null {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  if (names.length > MAX_GLOB_ENTRIES) return `one of ${names.length} entries, too many to check one by one`;
+  let match: (n: string) => boolean;
+  try {
+    match = picomatch(pattern, { dot: pattern.startsWith('.') });
+  } catch {
+    return `one of the files \`${pattern}\` may match (a pattern asimov could not read)`;
+  }
+  let checked = 0;
+  for (const n of names) {
+    if (!match(n)) continue;
+    if (++checked > MAX_GLOB_CHECKS) return `one of more than ${MAX_GLOB_CHECKS} files \`${pattern}\` matches`;
+    const abs = posix.join(dir, n);
+    const why = uncommittedFile(abs, abs, ctx);
+    if (why !== null) return `${n} (which \`${pattern}\` matches): ${why}`;
+  }
+  return null;
 }
 
 function rmRule(id: string, rest: Omit<Parameters<typeof defineShellRule>[0], 'id' | 'match' | 'programs'>): Rule {

@@ -61,6 +61,11 @@ describe('files git cannot give back ask', () => {
     assert.equal(decide('rm -rf notes-draft.md').tier, 'soft_deny');
     assert.equal(decide('cd src && rm ../notes-draft.md').tier, 'soft_deny');
   });
+  test('a glob that matches one of them (as bash expands it)', () => {
+    assert.equal(decide('rm notes-*.md').tier, 'soft_deny');
+    assert.equal(decide('rm *.md').tier, 'soft_deny');
+    assert.equal(decide('rm -f ./notes-dra?t.md').tier, 'soft_deny');
+  });
   test('a tracked file changed since it was committed', () => {
     writeFileSync(join(proj, 'README.md'), '# p\n\nhours of edits\n');
     try {
@@ -76,6 +81,11 @@ describe('nothing git cannot restore is lost', () => {
   test('a file this session created', () => assert.equal(decide('rm repro.py').tier, 'allow'));
   test('build output', () => assert.equal(decide('rm dist/bundle.js').tier, 'allow'));
   test('a file that is not there', () => assert.equal(decide('rm missing.txt').tier, 'allow'));
+  test('a glob over tracked files and the session\'s own only', () => {
+    assert.equal(decide('rm src/*.ts').tier, 'allow');
+    assert.equal(decide('rm repro.*').tier, 'allow');
+    assert.equal(decide('rm *.nothing').tier, 'allow');
+  });
   test('a link (only the link goes)', () => {
     symlinkSync(join(proj, 'notes-draft.md'), join(proj, 'draft-link'));
     assert.equal(decide('rm draft-link').tier, 'allow');
