@@ -39,8 +39,10 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 
 async function waitPid(file: string): Promise<number> {
-  for (let i = 0; i < 1000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
-  const pid = Number(readFileSync(file, 'utf8'));
+  // The shell creates the file (the redirection) before echo writes the pid into it: wait for the number.
+  const read = (): number => (existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) || 0 : 0);
+  for (let i = 0; i < 1000 && read() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  const pid = read();
   assert.ok(pid > 0 && !gone(pid), `no live process in ${file}`);
   return pid;
 }
@@ -247,10 +249,17 @@ test('when the client hangs up, the server stops the commands still running and 
     const serverPid = server.transport.pid!;
     const pending = server.client.callTool({ name: 'bash', arguments: { command: 'sleep 300 & echo $! > running.pid; wait' } }, undefined, { timeout: 120_000 });
     pending.catch(() => undefined);
-    const pid = await waitPid(join(s.project, 'running.pid'));
-    await server.client.close();
-    await waitGone(pid);
-    await waitGone(serverPid);
+    let pid = 0;
+    try {
+      pid = await waitPid(join(s.project, 'running.pid'));
+      await server.client.close();
+      await waitGone(pid);
+      await waitGone(serverPid);
+    } finally {
+      // Whatever failed above, nothing of this test may outlive it (a live server keeps the test file running).
+      await server.client.close().catch(() => undefined);
+      for (const p of [pid, serverPid]) if (p > 0 && !gone(p)) try { process.kill(p, 'SIGKILL'); } catch { /* gone meanwhile */ }
+    }
   } finally {
     s.cleanup();
   }
