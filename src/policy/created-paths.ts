@@ -13,6 +13,7 @@ import { extractPaths, extractShellCommand } from '../core/tools.ts';
 import type { ToolCall } from '../core/types.ts';
 import { analyzeShell } from '../shell/unwrap.ts';
 import type { RuleContext } from './rule.ts';
+import { toolPath } from './tool-paths.ts';
 import { contextAt } from './workdir.ts';
 import { mayHavePathTargets, pathTargets } from './rules/writes.ts';
 import type { Analysis } from '../shell/types.ts';
@@ -35,7 +36,7 @@ export function pathsCreatedBy(call: ToolCall, ctx: RuleContext, analysis?: Anal
   };
   if (call.tool === 'write' || call.tool === 'edit') {
     for (const p of extractPaths(call.tool, call.input)) {
-      const info = ctx.path(p);
+      const info = toolPath(call, ctx, p);
       add(info.abs, info.classes.has('project') && !info.classes.has('project-root'), false);
     }
   } else if (call.tool === 'shell') {

@@ -8,6 +8,7 @@ import type { ToolCall } from '../core/types.ts';
 import { extractPaths, parseMcpName } from '../core/tools.ts';
 import type { PathInfo } from './paths.ts';
 import type { RuleContext } from './rule.ts';
+import { toolPath } from './tool-paths.ts';
 
 /** One file a call writes and what it will hold. */
 export interface WrittenFile {
@@ -185,13 +186,13 @@ export function writtenFiles(call: ToolCall, ctx: RuleContext): WrittenFile[] {
   if (call.tool !== 'write' && call.tool !== 'edit') return [];
   // A patch (apply_patch, a unified diff) names its own files; only an edit tool carries one.
   if (call.tool === 'edit' && editSteps(input) === null && str(input['new_source']) === null) {
-    const patched = patchFiles(input, ctx);
+    const patched = patchFiles(input, ctx, call);
     if (patched) return patched;
   }
   const paths = extractPaths(call.tool, input);
   const first = paths[0];
   if (first === undefined) return [];
-  const path = ctx.path(first);
+  const path = toolPath(call, ctx, first);
   if (call.clientTool === 'Delete') return [];
   const source = str(input['new_source']);
   if (source !== null || str(input['notebook_path']) !== null) {
@@ -211,14 +212,14 @@ export function writtenFiles(call: ToolCall, ctx: RuleContext): WrittenFile[] {
 }
 
 /** The files a patch in one of the call's string arguments writes, or null when it carries no patch. */
-function patchFiles(input: Record<string, unknown>, ctx: RuleContext): WrittenFile[] | null {
+function patchFiles(input: Record<string, unknown>, ctx: RuleContext, call: ToolCall): WrittenFile[] | null {
   for (const v of Object.values(input)) {
     if (typeof v !== 'string' || !(v.includes('*** Add File: ') || v.includes('*** Update File: ') || v.startsWith('+++ ') || v.includes('\n+++ '))) continue;
     const writes = patchWrites(v);
     if (writes.length === 0) continue;
     return writes.map((w) => (w.content !== null
-      ? { path: ctx.path(w.path), content: w.content, fragments: [] }
-      : { path: ctx.path(w.path), content: null, fragments: w.added === '' ? [] : [w.added], unknownWhy: 'a patch changes part of the file' }));
+      ? { path: toolPath(call, ctx, w.path), content: w.content, fragments: [] }
+      : { path: toolPath(call, ctx, w.path), content: null, fragments: w.added === '' ? [] : [w.added], unknownWhy: 'a patch changes part of the file' }));
   }
   return null;
 }

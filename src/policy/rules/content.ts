@@ -13,6 +13,7 @@ import { programName } from '../../shell/program.ts';
 import type { Analysis, SimpleCommand } from '../../shell/types.ts';
 import type { PathInfo } from '../paths.ts';
 import { defineShellRule, defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
+import { toolPath } from '../tool-paths.ts';
 import { SHELL_WRITE_PROGRAMS, shellWrites, type ShellWrite } from '../shell-writes.ts';
 import { lexicalAbs, readCurrentText, writtenFiles } from '../written-content.ts';
 import { pathTargets } from './writes.ts';
@@ -233,7 +234,7 @@ function shownPath(info: PathInfo | null, path: string, ctx: RuleContext): strin
 function toolVerdict(call: ToolCall, ctx: RuleContext): Verdict | null {
   // The kind comes from the path alone: no file is read and no edit applied for a path that runs nothing.
   const paths = extractPaths(call.tool === 'mcp' ? 'write' : call.tool, call.input);
-  if (!paths.some((p) => kindOf(ctx.path(p), p, ctx) !== null)) return null;
+  if (!paths.some((p) => kindOf(toolPath(call, ctx, p), p, ctx) !== null)) return null;
   let v: Verdict | null = null;
   for (const f of writtenFiles(call, ctx)) {
     const k = kindOf(f.path, f.path.input, ctx);
@@ -403,7 +404,7 @@ export const rules: Rule[] = [
     tools: WRITE_TOOLS,
     match(call, ctx) {
       // Most writes are nowhere near ~/.local/bin: look at the content only for one that is.
-      if (!extractPaths(call.tool === 'mcp' ? 'write' : call.tool, call.input).some((p) => shadowedProgram(ctx.path(p).abs, ctx.home) !== null)) return null;
+      if (!extractPaths(call.tool === 'mcp' ? 'write' : call.tool, call.input).some((p) => shadowedProgram(toolPath(call, ctx, p).abs, ctx.home) !== null)) return null;
       for (const f of writtenFiles(call, ctx)) {
         const hit = shadowVerdict(f.path.input, f.path.abs, ctx.home, f.content !== null ? [f.content] : f.fragments);
         if (hit) return hit;

@@ -4,6 +4,7 @@ import type { ToolCall } from '../../core/types.ts';
 import { extractPaths, INTERNAL_TOOLS, mcpRequestKind } from '../../core/tools.ts';
 import type { PathClass, PathInfo } from '../paths.ts';
 import { defineToolRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
+import { toolPath } from '../tool-paths.ts';
 import { judgeSettingsWrite } from '../settings-change.ts';
 import { MCP_FILE_READ_TOOLS, MCP_FILE_WRITE_TOOLS, mcpNameOf, mcpPathArgs, mcpResourcePaths, mcpToolVerb } from './mcp.ts';
 
@@ -33,10 +34,10 @@ export function fileTargets(call: ToolCall, ctx: RuleContext): FileTarget[] {
   if (tool === 'write' || tool === 'edit') {
     // Literal: no client expands globs or variables in a file tool's path (`app/[id]/page.tsx` is Next.js's
     // route file, `routes/$noteId.tsx` Remix's).
-    return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p, true), access: 'write', vouch: true }));
+    return extractPaths(tool, call.input).map((p) => ({ info: toolPath(call, ctx, p), access: 'write', vouch: true }));
   }
   if (tool === 'read') {
-    return extractPaths(tool, call.input).map((p) => ({ info: ctx.path(p, true), access: 'read', vouch: true }));
+    return extractPaths(tool, call.input).map((p) => ({ info: toolPath(call, ctx, p), access: 'read', vouch: true }));
   }
   if (tool === 'search' && !isWebSearch(call)) {
     // Search tools take globs (`src/**/*.ts`): what they may reach is the glob's.

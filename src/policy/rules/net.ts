@@ -423,7 +423,9 @@ export function tcpProbe(cmd: SimpleCommand): string | null {
       if (tcp !== null || r.access !== 'read' || (r.fd !== undefined && r.fd !== 0)) return null;
       tcp = v;
     } else if (r.access === 'write' && staticValue(r.target) !== '/dev/null') return null;
-    else if (r.access === 'fd' || r.access === 'data') return null;
+    // Only `2>&1` (errors to the terminal too); another descriptor dance is not a probe.
+    else if (r.access === 'fd' && !(r.fd === 2 && staticValue(r.target) === '1')) return null;
+    else if (r.access === 'data') return null;
   }
   return tcp;
 }

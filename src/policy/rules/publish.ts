@@ -144,6 +144,9 @@ function dockerPushHit(cmd: SimpleCommand): RuleHit | null {
   return null;
 }
 
+/** Environment variables that point gh or glab at another repository or host. */
+const FORGE_TARGET_VARS = /\b(GH_REPO|GH_HOST|GH_ENTERPRISE_TOKEN|GITHUB_ENTERPRISE_TOKEN|GITLAB_HOST|GL_HOST|GITLAB_URI)\b/;
+
 /** Forge subcommands that propose or discuss a change (gh and glab spellings). */
 const PROPOSE: ReadonlySet<string> = new Set([
   'pr create', 'pr new', 'pr edit', 'pr comment', 'pr ready', 'issue create', 'issue new', 'issue comment', 'issue edit',
@@ -294,6 +297,9 @@ export const rules: Rule[] = [
       if (!PROPOSE.has(verb)) return null;
       const words = cmd.argv.slice(1);
       if (words.some((w) => { const v = staticValue(w) ?? ''; return v === '-R' || v.startsWith('--repo') || (v.startsWith('-R') && v.length > 2); })) return null;
+      // The environment picks the repository or host too (GH_REPO=other/x gh pr create), set on the command or
+      // earlier in the line.
+      if (analysis !== undefined && analysis.commands.some((c) => FORGE_TARGET_VARS.test(c.text))) return null;
       // Every word known: literal, or a substitution whose output is known (a here-doc body).
       if (!words.every((w) => staticValue(w) !== null || (analysis !== undefined && staticText(analysis.commands, cmd, w) !== null))) return null;
       // A body or description read from a file: only a project file.
