@@ -87,6 +87,7 @@ export function createRuleContext(opts: RuleContextOptions): RuleContext {
     // Replaced by the engine (classify.ts) with one bound to the policy it runs.
     classifyLine: unboundClassifyLine,
     createdInSession: opts.createdInSession ?? nothingCreated,
+    lineStart: null,
   };
 }
 

@@ -47,6 +47,11 @@ export interface RuleContext {
    * recorded from the calls it allowed (gate/session-files.ts); always false without a session.
    */
   createdInSession(abs: string): boolean;
+  /**
+   * The context the line starts in, for a command that runs elsewhere (after a `cd`: policy/workdir.ts); null
+   * in the line's own context. Rules that look at the whole line resolve its other commands' paths there.
+   */
+  lineStart?: RuleContext | null;
 }
 
 /** What a rule reports when it matches: optionally a sharper reason and the piece that matched. */

@@ -9,26 +9,22 @@ import type { PathClass, PathInfo } from './paths.ts';
 import type { RuleContext } from './rule.ts';
 
 const derived = new WeakMap<RuleContext, WeakMap<WorkDir, RuleContext>>();
-/** Each derived context's parent: a rule that looks at the whole line needs the context the line starts in. */
-const parents = new WeakMap<RuleContext, RuleContext>();
 
 /** The context a command with this WorkDir sees; one per (context, WorkDir), so per-command caches stay valid. */
 export function contextAt(ctx: RuleContext, wd: WorkDir): RuleContext {
   let byDir = derived.get(ctx);
   if (!byDir) derived.set(ctx, (byDir = new WeakMap()));
   let out = byDir.get(wd);
-  if (!out) {
-    byDir.set(wd, (out = makeContext(ctx, wd)));
-    parents.set(out, ctx);
-  }
+  if (!out) byDir.set(wd, (out = makeContext(ctx, wd)));
   return out;
 }
 
-/** The context the line starts in, from the one a command of it sees (itself when the command did not move). */
+/**
+ * The context the line starts in, from the one a command of it sees (itself when the command did not move).
+ * Kept on the context itself, not in a module-level map: a bundle may hold two copies of this module.
+ */
 export function lineContext(ctx: RuleContext): RuleContext {
-  let c = ctx;
-  for (let p = parents.get(c); p !== undefined; p = parents.get(c)) c = p;
-  return c;
+  return ctx.lineStart ?? ctx;
 }
 
 /** How many links one path may pass through (a link to a link…) before it is called dynamic. */
@@ -97,6 +93,7 @@ function makeContext(parent: RuleContext, wd: WorkDir): RuleContext {
     declaredPackages: () => parent.declaredPackages(),
     classifyLine: (line) => parent.classifyLine(line),
     createdInSession: (abs) => parent.createdInSession(abs),
+    lineStart: parent.lineStart ?? parent,
   };
 }
 
