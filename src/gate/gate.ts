@@ -6,9 +6,9 @@ import { homedir } from 'node:os';
 import { resolvePath } from '../core/abs-path.ts';
 import { nowMs, randomId } from '../core/lazy.ts';
 import { AsimovError, describeError, errorCodeOf } from '../core/errors.ts';
-import { extractShellCommand, ownToolOfClientName, shellWorkdir } from '../core/tools.ts';
+import { ownToolOfClientName, shellWorkdir } from '../core/tools.ts';
 import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/types.ts';
-import { classify, classifyShell } from '../policy/classify.ts';
+import { classifyCall } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
 import { asimovDirsFromEnv } from '../policy/paths.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
@@ -168,12 +168,8 @@ export function createGate(options: GateOptions = {}): Gate {
     // A copy of the call only when resolving changed its directory (a clean absolute cwd comes back as is).
     const at = call.cwd === cwd ? call : { ...call, cwd };
     // A shell line's analysis is kept for what the call creates (noteCreations), so it is not parsed twice.
-    const command = at.tool === 'shell' ? extractShellCommand(at.input) : null;
-    if (command !== null) {
-      const r = classifyShell(command, policy, ctx);
-      return { classification: r.classification, policy, ctx, at, analysis: r.analysis };
-    }
-    return { classification: classify(at, policy, ctx), policy, ctx, at, analysis: undefined };
+    const { classification, analysis } = classifyCall(at, policy, ctx);
+    return { classification, policy, ctx, at, analysis };
   };
 
   /**

@@ -101,15 +101,21 @@ function bindNested(ctx: RuleContext, policy: ClassifierPolicy): void {
 
 /** Classify any tool call. Throws only on an internal bug (the gate turns that into a deny). */
 export function classify(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): Classification {
+  return classifyCall(call, policy, ctx).classification;
+}
+
+/** classify's answer, with a shell line's analysis when there is one (the gate reuses it: gate.ts noteCreations). */
+export function classifyCall(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext): { classification: Classification; analysis?: Analysis } {
   bindNested(ctx, policy);
   if (call.tool === 'shell') {
     const command = extractShellCommand(call.input);
     if (command === null) {
-      return unknownResult('tool.bad-input', 'The shell call has no command string to check.');
+      return { classification: unknownResult('tool.bad-input', 'The shell call has no command string to check.') };
     }
-    return classifyShell(command, policy, ctx).classification;
+    const r = classifyShell(command, policy, ctx);
+    return { classification: r.classification, analysis: r.analysis };
   }
-  return classifyTool(call, policy, ctx);
+  return { classification: classifyTool(call, policy, ctx) };
 }
 
 /** The result of classifying a shell line, with the analysis for `explain`. */

@@ -76,16 +76,7 @@ class Evaluator {
     switch (s.kind) {
       case 'pipe': {
         if (s.from.length === 0) return null;
-        const parts: Buffer[] = [];
-        const decoded: string[] = [];
-        for (const id of s.from) {
-          const k = this.stdout(id);
-          if (k === null) return null;
-          parts.push(k.text);
-          decoded.push(...k.decoded);
-        }
-        const text = Buffer.concat(parts);
-        return text.length > MAX_PAYLOAD ? null : { text, decoded };
+        return this.joined(s.from);
       }
       case 'heredoc':
         // An unquoted here-doc expands `$x`, `$(…)` and backslashes before the reader sees it.
@@ -171,8 +162,7 @@ class Evaluator {
       for (const a of c.assignments) for (const s of a.value.substitutions) nested.add(s);
       for (const r of c.redirects) for (const s of r.target.substitutions) nested.add(s);
     }
-    const parts: Buffer[] = [];
-    const decoded: string[] = [];
+    const printing: number[] = [];
     for (const id of ids) {
       if (nested.has(id)) continue;
       const c = this.commands[id]!;
@@ -182,6 +172,16 @@ class Evaluator {
         if (c.redirects.length > 0) return null;
         continue;
       }
+      printing.push(id);
+    }
+    return this.joined(printing);
+  }
+
+  /** The outputs of these commands one after the other, when every one is known and the whole stays bounded. */
+  private joined(ids: readonly number[]): Known | null {
+    const parts: Buffer[] = [];
+    const decoded: string[] = [];
+    for (const id of ids) {
       const k = this.stdout(id);
       if (k === null) return null;
       parts.push(k.text);

@@ -142,6 +142,13 @@ const LOADER_RE = /^ld-linux.*\.so|^ld-musl/;
 
 type WrapperHandler = (u: Unwrapper, cmd: SimpleCommand, rest: Word[], name: string) => void;
 
+/** True when some command was unwrapped directly from command `id` (every inner one needs such a parent); no allocation. */
+export function wrapsDirectly(id: number, analysis: Analysis): boolean {
+  const cs = analysis.commands;
+  for (let i = 0; i < cs.length; i++) if (cs[i]!.wrappedBy === id) return true;
+  return false;
+}
+
 /** Analyse a shell line fully: parse, then unwrap every wrapper recursively. Never throws. */
 export function analyzeShell(src: string): Analysis {
   return unwrapAnalysis(parseShell(src, { depth: 0 }));

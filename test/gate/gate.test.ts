@@ -5,35 +5,20 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGate, type AuditSink } from '../../src/gate/gate.ts';
+import type { AuditSink } from '../../src/gate/gate.ts';
 import { defineShellRule } from '../../src/policy/rule.ts';
 import { recommended } from '../../src/policy/rules/index.ts';
 import { verifyLog } from '../../src/audit/verify.ts';
 import type { ToolCall } from '../../src/core/types.ts';
+import { gateScratch, scratchGate } from '../helpers/gate-scratch.ts';
 
-function scratch(): { root: string; home: string; project: string; cleanup: () => void } {
-  const root = mkdtempSync(join(tmpdir(), 'asimov-gate-'));
-  const home = join(root, 'home');
-  const project = join(home, 'project');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  return { root, home, project, cleanup: () => rmSync(root, { recursive: true, force: true }) };
-}
+const scratch = () => gateScratch('asimov-gate-');
 
 function shell(command: string, cwd: string): ToolCall {
   return { tool: 'shell', clientTool: 'Bash', input: { command }, cwd };
 }
 
-function gateFor(s: ReturnType<typeof scratch>, extra: Parameters<typeof createGate>[0] = {}) {
-  return createGate({
-    home: s.home,
-    env: { HOME: s.home },
-    audit: false,
-    managedPolicyPath: join(s.root, 'managed.yaml'),
-    userPolicyPath: join(s.root, 'user.yaml'),
-    trustStorePath: join(s.root, 'trusted.json'),
-    ...extra,
-  });
-}
+const gateFor = scratchGate;
 
 describe('resolution of tiers into verdicts', () => {
   test('hard_deny is deny, allow is allow, unknown asks a person', async () => {

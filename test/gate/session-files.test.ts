@@ -4,41 +4,20 @@
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createGate } from '../../src/gate/gate.ts';
+import { gateScratch, scratchGate, type GateScratch } from '../helpers/gate-scratch.ts';
 import { createSessionFiles, parseRecord } from '../../src/gate/session-files.ts';
 import type { ToolCall } from '../../src/core/types.ts';
 
-interface Scratch {
-  root: string;
-  home: string;
-  project: string;
-  state: string;
-  cleanup: () => void;
-}
+type Scratch = GateScratch & { state: string };
 
 function scratch(): Scratch {
-  const root = mkdtempSync(join(tmpdir(), 'asimov-session-'));
-  const home = join(root, 'home');
-  const project = join(home, 'project');
-  const state = join(root, 'state');
-  mkdirSync(join(project, '.git'), { recursive: true });
-  return { root, home, project, state, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const s = gateScratch('asimov-session-');
+  return { ...s, state: join(s.root, 'state') };
 }
 
-function gateFor(s: Scratch) {
-  return createGate({
-    home: s.home,
-    env: { HOME: s.home },
-    audit: false,
-    managedPolicyPath: join(s.root, 'managed.yaml'),
-    userPolicyPath: join(s.root, 'user.yaml'),
-    trustStorePath: join(s.root, 'trusted.json'),
-    sessionState: s.state,
-  });
-}
+const gateFor = (s: Scratch) => scratchGate(s, { sessionState: s.state });
 
 const shell = (command: string, cwd: string, sessionId?: string): ToolCall => ({ tool: 'shell', clientTool: 'Bash', input: { command }, cwd, ...(sessionId ? { sessionId } : {}) });
 const write = (file_path: string, cwd: string, sessionId: string): ToolCall => ({ tool: 'write', clientTool: 'Write', input: { file_path, content: 'print(1)\n' }, cwd, sessionId });

@@ -8,6 +8,7 @@ import type { Tier } from '../../core/types.ts';
 import { parseArgs } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
+import { wrapsDirectly } from '../../shell/unwrap.ts';
 import type { PathInfo } from '../paths.ts';
 import { worktreeStatus } from '../worktree-status.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../rule.ts';
@@ -107,12 +108,6 @@ function innerOf(id: number, analysis: Analysis): SimpleCommand[] {
   return out;
 }
 
-/** True when some command was unwrapped directly from command `id` (every inner one needs such a parent); no allocation. */
-function wrapsDirectly(id: number, analysis: Analysis): boolean {
-  const cs = analysis.commands;
-  for (let i = 0; i < cs.length; i++) if (cs[i]!.wrappedBy === id) return true;
-  return false;
-}
 
 /** The outermost wrapper of a command (itself when not wrapped). */
 function wrapperChain(cmd: SimpleCommand, analysis: Analysis): SimpleCommand[] {

@@ -3,6 +3,7 @@
 // sessions, and plain downloads (allow).
 
 import type { Analysis, SimpleCommand } from '../../shell/types.ts';
+import { wrapsDirectly } from '../../shell/unwrap.ts';
 import { defineShellRule, type Rule, type RuleContext } from '../rule.ts';
 import { parseArgs } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
@@ -331,7 +332,7 @@ function devTcp(cmd: SimpleCommand, analysis: Analysis): string | null {
   for (const r of cmd.redirects) if (r.target.value.includes('/dev/') && DEV_TCP_RE.test(r.target.value)) return r.target.value;
   // A wrapper's words (`timeout 5 bash -c '…'`, the script itself) that the analysis unwrapped are judged in the
   // commands they hold, each on its own.
-  const unwrapped = analysis.commands.some((c) => c.wrappedBy === cmd.id);
+  const unwrapped = wrapsDirectly(cmd.id, analysis);
   if (unwrapped) return null;
   for (const w of cmd.argv) if (w.value.includes('/dev/') && DEV_TCP_RE.test(w.value)) return w.value;
   for (const code of codeTexts(cmd)) if (DEV_TCP_RE.test(code)) return cutText(code);

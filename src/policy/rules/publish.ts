@@ -154,6 +154,8 @@ const PROPOSE: ReadonlySet<string> = new Set([
 ]);
 
 const GH_SPEC: ArgSpec = { shortWithValue: 'RXHfFpqt', longWithValue: ['repo', 'method', 'header', 'field', 'raw-field', 'jq', 'template', 'input', 'hostname', 'title', 'notes', 'notes-file', 'target', 'visibility', 'body', 'subject'] };
+/** gh's spec with the body-file options of pr/issue create and comment (-F there is --body-file). */
+const PROPOSE_SPEC: ArgSpec = { ...GH_SPEC, longWithValue: [...(GH_SPEC.longWithValue ?? []), 'body-file', 'description-file'] };
 
 function ghApiMethod(cmd: SimpleCommand): string | null {
   const p = parseArgs(cmd, GH_SPEC);
@@ -292,7 +294,8 @@ export const rules: Rule[] = [
       notMatch: ['gh pr merge 12', 'gh pr review 12 --approve', 'gh pr create -R other/repo --fill', 'gh issue create --title x --body "$(cat notes.txt)"', 'gh pr close 12', 'gh pr create --body-file /etc/passwd --title x'],
     },
     match: (cmd, ctx, analysis) => {
-      const { ops } = args(cmd, GH_SPEC);
+      const p = parseArgs(cmd, PROPOSE_SPEC);
+      const ops = values(p.operands);
       const verb = `${ops[0] ?? ''} ${ops[1] ?? ''}`;
       if (!PROPOSE.has(verb)) return null;
       const words = cmd.argv.slice(1);
@@ -303,7 +306,6 @@ export const rules: Rule[] = [
       // Every word known: literal, or a substitution whose output is known (a here-doc body).
       if (!words.every((w) => staticValue(w) !== null || (analysis !== undefined && staticText(analysis.commands, cmd, w) !== null))) return null;
       // A body or description read from a file: only a project file.
-      const p = parseArgs(cmd, { ...GH_SPEC, longWithValue: [...(GH_SPEC.longWithValue ?? []), 'body-file', 'description-file'], shortWithValue: `${GH_SPEC.shortWithValue ?? ''}F` });
       for (const k of ['body-file', 'F', 'description-file']) {
         const f = p.flags.get(k);
         if (typeof f === 'string' && (f === '-' || !ctx.path(f).classes.has('project') || ctx.path(f).classes.has('credentials'))) return null;
