@@ -2,6 +2,7 @@
 
 import { fstatSync, read } from 'node:fs';
 import type { Gate, GateOptions } from '../gate/gate.ts';
+import { colorWanted } from './style.ts';
 
 export interface CliIO {
   out: (s: string) => void;
@@ -10,6 +11,8 @@ export interface CliIO {
   stdin: () => AsyncIterable<string | Buffer>;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Whether `out` goes to a terminal that wants colour (src/cli/style.ts); absent or false: plain text. */
+  color?: boolean;
   /**
    * When the asimov process started (Date.now() milliseconds), where that is not this process's own start:
    * a request forwarded to the resident daemon, or one whose stdin a client already read. A hook's deadline
@@ -51,6 +54,7 @@ export function processIO(): CliIO {
     stdin: readStdin,
     cwd: process.cwd(),
     env: process.env,
+    color: colorWanted(process.stdout.isTTY, process.env),
   };
 }
 
