@@ -1,7 +1,7 @@
 // The MCP proxy's cost (issue 5): what `asimov mcp proxy` adds to one tools/call. Four clients of the
 // official SDK, each with its own server-everything over stdio: one straight to the server, one through the
 // proxy with the gate on (policy, tool guard, audit log written), one the same with the audit log off (to
-// show what the log's append costs), one through the proxy with GATE_CHECK=false (the plain pass-through).
+// show what the log's append costs), one through the proxy with --passthrough (the plain relay; before it existed, GATE_CHECK=false did this).
 // Their echo calls alternate call by call, in a rotating order, so machine noise hits all alike; the
 // overhead is the median of the per-round differences to the direct call. The proxy is the built CLI
 // (bin/asimov.cjs), as a client would start it.
@@ -73,7 +73,7 @@ export async function runMcpBench(repoRoot: string, benchDir: string): Promise<M
       direct: await connect(upstream[0]!, upstream.slice(1), project, env),
       gate: await connect(process.execPath, [bin, 'mcp', 'proxy', '--', ...upstream], project, env),
       gateNoAudit: await connect(process.execPath, [bin, 'mcp', 'proxy', '--', ...upstream], project, { ...env, ASIMOV_AUDIT_LOG: 'off' }),
-      passthrough: await connect(process.execPath, [bin, 'mcp', 'proxy', '--', ...upstream], project, { ...env, GATE_CHECK: 'false' }),
+      passthrough: await connect(process.execPath, [bin, 'mcp', 'proxy', '--passthrough', '--', ...upstream], project, env),
     };
     clients.push(...Object.values(byPath));
 
@@ -124,13 +124,13 @@ export function formatMcpBench(r: McpBenchReport): string {
     `  ${'direct to the server'.padEnd(36)} ${formatUs(p.direct.medianUs)} / ${formatUs(p.direct.p99Us)}`,
     row('through the proxy, gate on', 'gate'),
     row('  the same, audit log off', 'gateNoAudit'),
-    row('through the proxy, GATE_CHECK=false', 'passthrough'),
+    row('through the proxy, --passthrough', 'passthrough'),
   ].join('\n');
 }
 
 export function mcpBenchRows(r: McpBenchReport): SummaryRow[] {
   const gate = 'MCP proxy: added per tools/call, gate on (median)';
-  const pass = 'MCP proxy: added per tools/call, GATE_CHECK=false (median)';
+  const pass = 'MCP proxy: added per tools/call, --passthrough (median)';
   if (r.skipped !== undefined || !r.overhead) return [skipRow('speed', gate, (r.skipped ?? 'not measured').slice(0, 60)), skipRow('speed', pass, 'not measured')];
   return [
     targetRow('speed', gate, r.overhead.gate.medianUs, '<=', TARGET_GATE_US, formatUs),

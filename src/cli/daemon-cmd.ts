@@ -80,13 +80,14 @@ async function run(socketPath: string, idleMinutes: number, io: CliIO): Promise<
     io.err('asimov daemon: this is not a built asimov (no build id); run it from dist/ (`npm run build`).\n');
     return EXIT.error;
   }
-  const server = await startServer({
-    socketPath,
-    build,
-    idleMs: idleMinutes * 60_000,
-    run: main,
-    log: (line) => io.err(`${new Date().toISOString()} asimov daemon: ${line}\n`),
-  });
+  const log = (line: string): void => io.err(`${new Date().toISOString()} asimov daemon: ${line}\n`);
+  const server = await startServer({ socketPath, build, idleMs: idleMinutes * 60_000, run: main, log });
+  // What decides the calls it answers: each call's own project policy; the judge and audit as the environment
+  // the daemon started with says (a hook in another environment is answered in its own process instead).
+  const { bannerFacts, bannerLines } = await import('./active-banner.ts');
+  const { createGate } = await import('../gate/gate.ts');
+  const facts = bannerFacts(createGate({ env: io.env, audit: false }), io.cwd, io.env, { approvals: 'as each hook\'s client asks its user (the hook replies "ask")' });
+  for (const line of bannerLines({ ...facts, policy: `each call's project policy on top of ${facts.policy.replace(/ \+ project .*$/, '')}` })) log(line);
   const onSignal = (signal: string) => () => server.close(signal);
   const term = onSignal('SIGTERM');
   const int = onSignal('SIGINT');

@@ -4,7 +4,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AsimovError, describeError } from '../core/errors.ts';
-import { gateCheckSwitch } from '../judge/switch.ts';
 import { deriveServerName } from '../adapters/mcp/call-mapping.ts';
 import { runProxy, type ProxyOptions } from '../adapters/mcp/proxy.ts';
 import { parseProxyArgs, type ProxyArgs } from '../adapters/mcp/proxy-args.ts';
@@ -33,8 +32,12 @@ Options:
   --url URL         an upstream over Streamable HTTP (SSE when the server refuses Streamable HTTP)
   --sse             the upstream at --url speaks the older HTTP+SSE transport
   --header 'K: V'   an HTTP header sent with every request to the upstream (repeatable)
+  --passthrough     no firewall: relay every message unchecked and record nothing (said on stderr at
+                    start); for measuring the proxy itself or debugging a server, never for protection
 
-GATE_CHECK=false makes the proxy a plain pass-through: no checks, nothing recorded.
+GATE_CHECK switches the judge (Layer 2) only, as everywhere: with GATE_CHECK=false the static policy still
+decides every call, in microseconds, and a call it would send to the judge is refused.
+At start the proxy says on stderr what is active: the policy layers, the judge, approvals and the audit log.
 Exit status: 0 when the client closes the connection, 1 on a usage error or when the upstream cannot start.
 `;
 
@@ -65,11 +68,12 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
 
   const options: ProxyOptions = { upstream: spec, timeoutMs: args.timeoutMs, input: io.stdin(), output: io.out, log };
   let audit: JournaledAudit | null = null;
-  // GATE_CHECK=false: a plain pass-through, and none of the gate is even loaded.
-  if (gateCheckSwitch(env.GATE_CHECK) !== false) {
-    const [{ createGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }] = await Promise.all([
+  // --passthrough: a plain relay, said loudly, and none of the gate is even loaded. GATE_CHECK does not get
+  // here: it switches the judge, which the gate reads itself.
+  if (!args.passthrough) {
+    const [{ createGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }, { bannerFacts, bannerLines }] = await Promise.all([
       import('../gate/gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
-      import('../audit/journal.ts'),
+      import('../audit/journal.ts'), import('./active-banner.ts'),
     ]);
     // Each record is journaled before the call may go upstream and moved into the shared log right after the
     // answer (src/audit/journal.ts): the log's cross-process lock stays off the call's path.
@@ -80,8 +84,10 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
     const sessionId = `mcp-proxy-${process.pid}-${Date.now().toString(36)}`;
     const sink = audit;
     options.firewall = (listTools) => createFirewall({ gate, guard, server, cwd, env, sessionId, listTools, log, audit: sink });
+    const facts = bannerFacts(gate, cwd, env, { approvals: 'none: a call the policy would ask a person about is refused (no person is on call)' });
+    for (const line of [`firewall for '${server}' in ${cwd}`, ...bannerLines(facts)]) log(line);
   } else {
-    log('GATE_CHECK=false: passing every message through unchecked');
+    log(`--passthrough: NO FIREWALL for '${server}': every message is relayed unchecked and nothing is recorded`);
   }
 
   // stdout carries the protocol alone: anything that would print to it goes to stderr instead, and a

@@ -87,6 +87,10 @@ export async function mcpToolsCommand(argv: string[], io: CliIO): Promise<number
     tools.server.server.onclose = done;
     for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, done);
   });
+  const { bannerFacts, bannerLines } = await import('./active-banner.ts');
+  const { createGate } = await import('../gate/gate.ts');
+  const facts = bannerFacts(createGate({ env: io.env, audit: false }), cwd, io.env, { approvals: 'none: a call the policy would ask a person about is refused (no person is on call)' });
+  for (const line of bannerLines(facts)) io.err(`asimov mcp tools: ${line}\n`);
   await tools.server.connect(new StdioServerTransport());
   await ended;
   await tools.close().catch(() => undefined);

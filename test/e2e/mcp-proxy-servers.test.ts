@@ -1,7 +1,8 @@
 // The proxy in front of published servers that touch the machine: @modelcontextprotocol/server-filesystem
 // and mcp-server-commands (a `run_command` tool). A blocked call must never reach the server (its effect is
 // absent), an allowed one returns what the server returns directly, roots outside the project never reach
-// the server, and GATE_CHECK=false turns the proxy into a plain pass-through.
+// the server. GATE_CHECK=false turns off the judge only, as everywhere; `--passthrough` is the one plain relay,
+// and says so.
 //
 // Every command is chosen so that, were the proxy to let it through, its effect stays in the scratch dirs
 // (HOME is a scratch directory; ~/.bashrc is the scratch one).
@@ -146,16 +147,36 @@ describe('mcp-server-commands through the proxy', () => {
     }
   });
 
-  test('GATE_CHECK=false: a plain pass-through, the same call goes through unchecked and unrecorded', async () => {
+  test('GATE_CHECK=false turns off the judge only: the static policy still refuses, and the banner says what is on', async () => {
+    const bashrc = join(s.home, '.bashrc');
+    const p = await connectProxy(s, [process.execPath, COMMANDS], { env: { GATE_CHECK: 'false' } });
+    try {
+      const r = await p.client.callTool({ name: 'run_command', arguments: { command: 'echo pwned >> ~/.bashrc' } });
+      assert.equal(r.isError, true);
+      assert.match(text(r), /\[sec\.shell-init\]/);
+      assert.equal(existsSync(bashrc), false, 'the blocked command never ran');
+      await auditLinesWith(s.audit, (l) => l.client_tool === 'mcp__commands__run_command' && l.verdict === 'deny' && l.rule === 'sec.shell-init');
+      const banner = p.stderr();
+      assert.match(banner, /asimov mcp proxy: firewall for 'commands' in /);
+      assert.match(banner, /asimov mcp proxy: policy: built-in \+ user /);
+      assert.match(banner, /asimov mcp proxy: judge: off \(GATE_CHECK=false/);
+      assert.match(banner, /asimov mcp proxy: approvals: none/);
+      assert.ok(banner.includes(`asimov mcp proxy: audit: ${s.audit}`), banner);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('--passthrough: a plain relay that says so, the call goes through unchecked and unrecorded', async () => {
     const bashrc = join(s.home, '.bashrc');
     const before = auditLines(s.audit).length;
-    const p = await connectProxy(s, [process.execPath, COMMANDS], { env: { GATE_CHECK: 'false' } });
+    const p = await connectProxy(s, [process.execPath, COMMANDS], { proxyArgs: ['--passthrough'] });
     try {
       const r = await p.client.callTool({ name: 'run_command', arguments: { command: 'echo pwned >> ~/.bashrc' } });
       assert.notEqual(r.isError, true, text(r));
       assert.equal(readFileSync(bashrc, 'utf8'), 'pwned\n');
       assert.equal(auditLines(s.audit).length, before, 'nothing recorded');
-      assert.match(p.stderr(), /GATE_CHECK=false/);
+      assert.match(p.stderr(), /--passthrough: NO FIREWALL for 'commands'/);
     } finally {
       await p.close();
     }

@@ -13,6 +13,8 @@ export interface ProxyArgs {
   sse: boolean;
   headers: Record<string, string>;
   command?: string[];
+  /** `--passthrough`: relay every message unchecked and record nothing (said loudly at start). */
+  passthrough: boolean;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface ProxyArgs {
  * is not an option starts the upstream's command. Throws AsimovError('usage') with what is wrong.
  */
 export function parseProxyArgs(argv: string[]): ProxyArgs | 'help' {
-  const out: ProxyArgs = { timeoutMs: DEFAULT_TIMEOUT_MS, sse: false, headers: {} };
+  const out: ProxyArgs = { timeoutMs: DEFAULT_TIMEOUT_MS, sse: false, headers: {}, passthrough: false };
   const value = (i: number, opt: string): string => {
     const v = argv[i + 1];
     if (v === undefined || v === '--') throw usage(`${opt} needs a value`);
@@ -67,6 +69,9 @@ export function parseProxyArgs(argv: string[]): ProxyArgs | 'help' {
       }
       case '--sse':
         out.sse = true;
+        break;
+      case '--passthrough':
+        out.passthrough = true;
         break;
       case '--header': {
         const h = value(i++, a);
