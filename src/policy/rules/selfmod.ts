@@ -106,25 +106,38 @@ function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   const name = programName(cmd);
   let words = values(cmd.argv.slice(1));
   if (name === 'npx' || name === 'pnpx' || name === 'bunx') {
-    const i = words.findIndex((w) => w === 'asimov' || w.startsWith('asimov@'));
+    const i = words.findIndex(isAsimovPackage);
     if (i < 0) return null;
-    words = words.slice(i + 1);
+    words = afterPackage(words, i);
   } else if (name === 'npm' || name === 'pnpm' || name === 'yarn' || name === 'bun') {
     const ops = words.filter((w) => !w.startsWith('-'));
     if (ops[0] === 'exec' || ops[0] === 'x' || ops[0] === 'dlx') {
-      const i = words.findIndex((w) => w === 'asimov' || w.startsWith('asimov@'));
+      const i = words.findIndex(isAsimovPackage);
       if (i < 0) return null;
-      words = words.slice(i + 1);
-    } else if (['uninstall', 'remove', 'rm', 'un', 'r', 'unlink'].includes(ops[0] ?? '') && ops.slice(1).some((o) => o === 'asimov' || o.startsWith('asimov@'))) {
+      words = afterPackage(words, i);
+    } else if (['uninstall', 'remove', 'rm', 'un', 'r', 'unlink'].includes(ops[0] ?? '') && ops.slice(1).some(isAsimovPackage)) {
       return { reason: 'Uninstalling asimov removes the firewall the agent runs under; the user must do this.' };
     } else return null;
   } else if (name !== 'asimov') return null;
   const ops = words.filter((w) => !w.startsWith('-'));
   const sub = ops[0];
   if (sub === 'trust' || sub === 'untrust') return { reason: `\`asimov ${sub}\` decides which policy files may loosen the rules; only the user may run it.` };
+  if (sub === 'uninstall') return { reason: '`asimov uninstall` removes the firewall the agent runs under; only the user may run it.' };
+  if (sub === 'mcp' && ops[1] === 'allow') return { reason: '`asimov mcp allow` adds allow rules to the user\'s policy; only the user may loosen it.' };
   if (sub === 'wire' && words.some((w) => w === '--uninstall' || w === '--remove')) return { reason: '`asimov wire --uninstall` removes the hooks that check the agent; only the user may run it.' };
   if (sub === 'init' && words.some((w) => w === '--force' || w === '-f')) return { reason: '`asimov init --force` overwrites the project\'s policy; only the user may run it.' };
   return null;
+}
+
+/** asimov's npm package under its name (asimov-firewall) or the bare name people type (`npx asimov`). */
+function isAsimovPackage(w: string): boolean {
+  return /^(asimov|asimov-firewall)(@|$)/.test(w);
+}
+
+/** The words after the package a runner runs; `npx -p asimov-firewall asimov trust` names the command once more. */
+function afterPackage(words: string[], i: number): string[] {
+  const rest = words.slice(i + 1);
+  return rest[0] === 'asimov' ? rest.slice(1) : rest;
 }
 
 /** Programs that set or unset variables for later commands (asimovEnvHit); also selfmod.asimov's pre-check. */
@@ -196,8 +209,8 @@ export const rules: Rule[] = [
     tier: 'hard_deny',
     reason: 'Agents must not change asimov\'s policy, trust or audit log, nor switch asimov off; ask the user.',
     examples: {
-      match: ['echo "rules: {}" > .asimov/policy.yaml', 'rm -rf ~/.config/asimov', 'asimov trust', 'npx asimov trust .asimov/policy.yaml', 'asimov wire --uninstall', 'asimov init --force', 'npm uninstall -g asimov', 'ASIMOV_POLICY=/tmp/p.yaml claude', 'export ASIMOV_DISABLE=1', 'truncate -s 0 ~/.local/state/asimov/audit.jsonl', 'sed -i s/hard_deny/allow/ .asimov/policy.yaml'],
-      notMatch: ['cat .asimov/policy.yaml', 'asimov check -- ls', 'asimov audit tail', 'asimov explain -- rm -rf /', 'npm install asimov', 'asimov init'],
+      match: ['echo "rules: {}" > .asimov/policy.yaml', 'rm -rf ~/.config/asimov', 'asimov trust', 'npx asimov trust .asimov/policy.yaml', 'asimov wire --uninstall', 'asimov init --force', 'npm uninstall -g asimov', 'npm rm -g asimov-firewall', 'npx -y asimov-firewall uninstall --purge', 'npx -p asimov-firewall asimov trust', 'asimov mcp allow github --all', 'asimov uninstall', 'ASIMOV_POLICY=/tmp/p.yaml claude', 'export ASIMOV_DISABLE=1', 'truncate -s 0 ~/.local/state/asimov/audit.jsonl', 'sed -i s/hard_deny/allow/ .asimov/policy.yaml'],
+      notMatch: ['cat .asimov/policy.yaml', 'asimov check -- ls', 'asimov audit tail', 'asimov explain -- rm -rf /', 'npm install asimov', 'npm install -g asimov-firewall', 'asimov init', 'asimov mcp scan', 'asimov wire --refresh'],
     },
     match: (cmd, ctx, analysis) => {
       const env = cmd.assignments.length > 0 || cmd.argv.length > 1 ? asimovEnvHit(cmd) : null;
