@@ -212,12 +212,12 @@ export function summarizeInput(e: Pick<AuditEvent, 'tool' | 'client_tool' | 'inp
 }
 
 /** `14:50:00 DENY hard_deny fs.rm-root  rm -rf /  — reason`; the date is added when asked (logs spanning days). */
-export function formatEventLine(e: AuditEvent, withDate = false): string {
+export function formatEventLine(e: AuditEvent, withDate = false, paint: (verdict: string) => string = (v) => v): string {
   const d = new Date(e.ts);
   const iso = Number.isNaN(d.getTime()) ? e.ts : d.toISOString();
   const time = withDate ? `${iso.slice(0, 10)} ${iso.slice(11, 19)}` : iso.slice(11, 19);
   const reason = e.reason.replace(/\s+/g, ' ').trim();
-  return `${time} ${e.verdict.toUpperCase()} ${e.tier} ${e.rule ?? '-'}  ${summarizeInput(e)}  — ${reason}`;
+  return `${time} ${paint(e.verdict.toUpperCase())} ${e.tier} ${e.rule ?? '-'}  ${summarizeInput(e)}  — ${reason}`;
 }
 
 export interface TailOptions {
@@ -228,6 +228,8 @@ export interface TailOptions {
   filter?: AuditFilter;
   /** Where warnings go (skipped lines); default the output. */
   err?: Out;
+  /** Colours a verdict word for a terminal (the CLI's style); default: plain. */
+  paint?: (verdict: string) => string;
 }
 
 export const DEFAULT_TAIL = 20;
@@ -260,7 +262,7 @@ export function tailCommand(path: string, out: Out, opts: TailOptions = {}): num
   } else {
     const first = ring[0]?.ts.slice(0, 10);
     const withDate = ring.some((e) => e.ts.slice(0, 10) !== first);
-    for (const e of ring) out(`${formatEventLine(e, withDate)}\n`);
+    for (const e of ring) out(`${formatEventLine(e, withDate, opts.paint)}\n`);
   }
   if (skipped > 0) err(`asimov audit tail: skipped ${skipped} line(s) that are not events; run \`asimov audit verify\`\n`);
   return 0;

@@ -6,6 +6,7 @@ import { resolveAuditPath } from '../audit/paths.ts';
 import { parseFilter, tailCommand } from '../audit/reader.ts';
 import { statsCommand } from '../audit/stats.ts';
 import { verifyCommand } from '../audit/verify.ts';
+import { styleOf } from './style.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const AUDIT_HELP = `Usage:
@@ -61,7 +62,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     case 'tail': {
       const n = values.n === undefined ? undefined : Number(values.n);
       if (n !== undefined && (!Number.isInteger(n) || n < 0)) throw new UsageError(`-n takes a whole number, not ${values.n}`);
-      return tailCommand(path, io.out, { ...(n !== undefined ? { n } : {}), json: values.json === true, filter, err: io.err });
+      return tailCommand(path, io.out, { ...(n !== undefined ? { n } : {}), json: values.json === true, filter, err: io.err, paint: styleOf(io).verdict });
     }
     case 'stats':
       return statsCommand(path, io.out, { filter, json: values.json === true, err: io.err });

@@ -6,6 +6,7 @@ import { createGate } from '../gate/gate.ts';
 import { recommended } from '../policy/rules/index.ts';
 import { rulesMarkdown } from '../policy/rules-doc.ts';
 import { EXIT, type CliIO } from './io.ts';
+import { styleOf, table } from './style.ts';
 
 export const RULES_HELP = `Usage: asimov rules [--cwd DIR] [--json | --markdown] [--builtin]
 
@@ -33,7 +34,8 @@ export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(`${JSON.stringify(list.map((r) => ({ id: r.id, tier: r.tier, locked: r.locked === true, kind: r.kind, reason: r.reason, examples: r.examples })))}\n`);
     return EXIT.ok;
   }
-  const width = Math.max(...list.map((r) => r.id.length));
-  for (const r of list) io.out(`${r.id.padEnd(width)}  ${r.tier.padEnd(9)}${r.locked ? ' locked' : '       '}  ${r.reason}\n`);
+  const st = styleOf(io);
+  const rows = list.map((r) => [r.id, st.verdict(r.tier), r.locked ? st.dim('locked') : '', r.reason]);
+  io.out(`${table(rows, { head: ['RULE', 'TIER', '', 'REASON'], style: st })}\n`);
   return EXIT.ok;
 }
