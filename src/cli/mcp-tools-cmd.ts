@@ -28,7 +28,7 @@ their own process group, stopped on timeout, with bounded output.
   --max-output N    bytes of a command's output (or of a read) kept, at most ${GATED_TOOLS_MAX_OUTPUT_BYTES} (default:
                     the policy's tools.maxOutputBytes, else ${GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES})
 
-Example client entry: { "command": "npx", "args": ["asimov", "mcp", "tools", "--cwd", "/path/to/project"] }
+Example client entry: { "command": "asimov", "args": ["mcp", "tools", "--cwd", "/path/to/project"] }
 `;
 
 function positive(v: string | undefined, flag: string, max: number): number | undefined {

@@ -119,7 +119,10 @@ export function scanExitCode(r: ScanReport): number {
 // One server
 // ---------------------------------------------------------------------------------------------
 
-/** What to connect to: the entry itself, or the upstream of an `asimov mcp proxy` entry. */
+/**
+ * What to connect to: the entry itself, or the upstream of an `asimov mcp proxy` entry. `viaProxy` says the
+ * proxy guards it: an entry behind `--passthrough` is scanned as its upstream but counts as unguarded.
+ */
 export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: boolean } {
   if (entry.transport !== 'stdio' || entry.command === undefined) return { entry, viaProxy: false };
   const words = [entry.command, ...(entry.args ?? [])];
@@ -135,19 +138,20 @@ export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: 
   if (parsed === 'help') return { entry, viaProxy: false };
   if (parsed.command && parsed.command.length > 0) {
     const [command, ...args] = parsed.command;
-    return { entry: { ...entry, command: command!, args }, viaProxy: true };
+    return { entry: { ...entry, command: command!, args }, viaProxy: !parsed.passthrough };
   }
   if (parsed.url === undefined) return { entry, viaProxy: false };
   const { command: _c, args: _a, env: _e, cwd: _w, ...base } = entry;
   const headers = parsed.headers;
   return {
     entry: { ...base, transport: parsed.sse ? 'sse' : 'http', url: parsed.url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(parsed.sse ? {} : { transportGuessed: true }) },
-    viaProxy: true,
+    viaProxy: !parsed.passthrough,
   };
 }
 
 function isAsimov(w: string): boolean {
-  return /^asimov(?:\.c?js)?$/.test(basename(w));
+  // `asimov`, its bin/asimov.cjs, or the package name a runner is given (`npx -y asimov-firewall mcp proxy …`).
+  return /^asimov(?:\.c?js)?$/.test(basename(w)) || /^asimov-firewall(@.*)?$/.test(w);
 }
 
 function targetOf(e: ServerEntry): string {

@@ -23,6 +23,13 @@ describe('the upstream of a proxied entry', () => {
     assert.deepEqual([sse.entry.transport, sse.entry.url, sse.entry.transportGuessed], ['sse', 'http://127.0.0.1:1/sse', undefined]);
   });
 
+  test('behind --passthrough: scanned as its upstream, but not guarded by the proxy', () => {
+    const r = upstreamOf({ ...base, command: 'npx', args: ['-y', 'asimov-firewall', 'mcp', 'proxy', '--passthrough', '--', 'node', 'srv.js'] });
+    assert.deepEqual([r.entry.command, r.entry.args, r.viaProxy], ['node', ['srv.js'], false]);
+    const guarded = upstreamOf({ ...base, command: 'npx', args: ['-y', 'asimov-firewall@0.1.0', 'mcp', 'proxy', '--', 'node', 'srv.js'] });
+    assert.equal(guarded.viaProxy, true);
+  });
+
   test('anything else is its own upstream', () => {
     for (const e of [
       { ...base, command: 'node', args: ['srv.js', 'mcp', 'proxy'] },
