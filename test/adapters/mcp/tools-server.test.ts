@@ -123,6 +123,14 @@ describe('asimov mcp tools over stdio (the built CLI, the official SDK client)',
     s?.cleanup();
   });
 
+  test('says on stderr at start which policy layers, judge, approvals and audit log are active', () => {
+    const banner = server.stderr();
+    assert.match(banner, /asimov mcp tools: policy: built-in/);
+    assert.match(banner, /asimov mcp tools: judge: off \(no judge: section/);
+    assert.match(banner, /asimov mcp tools: approvals: none/);
+    assert.ok(banner.includes(`asimov mcp tools: audit: ${join(s.root, 'audit.jsonl')}`), banner);
+  });
+
   test('offers bash, read, write and edit', async () => {
     const { tools } = await server.client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), ['bash', 'edit', 'read', 'write']);

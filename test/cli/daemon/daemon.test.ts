@@ -18,6 +18,8 @@ let home = '';
 let project = '';
 let runtime = '';
 let auditLog = '';
+/** The daemon's log, as `daemon start` names it. */
+let daemonLog = '';
 
 interface Run { code: number | null; out: string; err: string }
 
@@ -86,11 +88,25 @@ before(async () => {
   const r = await asimov(['daemon', 'start', '--idle-minutes', '10']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /running at .*d\.sock/);
+  daemonLog = /; log (\S+)\n/.exec(r.out)?.[1] ?? '';
 });
 
 after(async () => {
   await asimov(['daemon', 'stop']);
   rmSync(root, { recursive: true, force: true });
+});
+
+test('the daemon says in its log which policy, judge, approvals and audit log are active', async () => {
+  assert.ok(daemonLog, 'daemon start named no log');
+  let text = '';
+  for (let i = 0; i < 200 && !/asimov daemon: audit: /.test(text); i++) {
+    text = existsSync(daemonLog) ? readFileSync(daemonLog, 'utf8') : '';
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.match(text, /asimov daemon: policy: each call's project policy on top of built-in/);
+  assert.match(text, /asimov daemon: judge: off/);
+  assert.match(text, /asimov daemon: approvals: as each hook's client asks/);
+  assert.ok(text.includes(`asimov daemon: audit: ${auditLog}`), text);
 });
 
 describe('asimov daemon: the same answers as the client process', () => {
