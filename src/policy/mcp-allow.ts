@@ -3,6 +3,7 @@
 // whose examples pass the loader's check. Re-running merges into that rule instead of adding another.
 
 import { isPlainObject } from '../core/json.ts';
+import { shellQuote } from '../core/tools.ts';
 
 /** A server name as the proxy writes it in `mcp__<server>__…` (proxy-args.ts checks `--name` the same way). */
 export const MCP_SERVER_NAME_RE = /^[A-Za-z0-9_-]+$/;
@@ -40,6 +41,16 @@ export function checkServerName(server: string): string | null {
 export function checkToolName(tool: string): string | null {
   if (tool === '' || /[\s\u0000-\u001f\u007f]/.test(tool)) return `'${tool}' is not an MCP tool name`;
   return null;
+}
+
+/**
+ * The `asimov mcp allow` command line that would allow this client tool, for refusals of a tool no rule
+ * decides; null when the name is not an MCP tool's `mcp__<server>__<tool>` this command can write a rule for.
+ */
+export function mcpAllowCommandFor(clientTool: string): string | null {
+  const m = /^mcp__(.+?)__(.+)$/.exec(clientTool);
+  if (!m || checkServerName(m[1]!) !== null || checkToolName(m[2]!) !== null) return null;
+  return `asimov mcp allow ${m[1]!} ${shellQuote(m[2]!)}`;
 }
 
 /** `mcp-allow.<server>`: rule ids are dotted lower-case words, so `My_Server` becomes `my-server`. */
