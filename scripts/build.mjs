@@ -31,8 +31,8 @@ const COLD = {
   'src/cli/rules-cmd.ts': 'cmd-rules', 'src/cli/policy-cmd.ts': 'cmd-policy', 'src/cli/audit-cmd.ts': 'cmd-audit',
   'src/cli/wire-cmd.ts': 'cmd-wire', 'src/cli/doctor-cmd.ts': 'cmd-doctor', 'src/cli/judge-cmd.ts': 'cmd-judge',
   'src/cli/mcp-cmd.ts': 'cmd-mcp', 'src/cli/mcp-proxy-cmd.ts': 'cmd-mcp-proxy', 'src/cli/mcp-tools-cmd.ts': 'cmd-mcp-tools',
-  'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/judge/review.ts': 'judge-review',
-  'src/cli/active-banner.ts': 'cmd-banner',
+  'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/cli/mcp-allow-cmd.ts': 'cmd-mcp-allow',
+  'src/judge/review.ts': 'judge-review', 'src/cli/active-banner.ts': 'cmd-banner',
 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const splitCold = (self) => ({

@@ -1,4 +1,4 @@
-// `asimov mcp <proxy|tools|scan|pins>`: the MCP side of asimov. Each subcommand lives in its own module and
+// `asimov mcp <proxy|tools|scan|pins|allow>`: the MCP side of asimov. Each subcommand lives in its own module and
 // loads only when used, so the proxy's start-up does not pay for the scanner or the gated tools.
 
 import { EXIT, type CliIO } from './io.ts';
@@ -14,6 +14,8 @@ const USAGE = `Usage: asimov mcp <command> [options]
   scan    connect to the MCP servers installed clients know (or given config files) and report
           poisoned tool definitions and changed pins
   pins    list, approve or forget pinned tool definitions
+  allow   write the rule that lets a server's tools through the proxy (refused until a rule allows them)
+            asimov mcp allow <server> TOOL…  |  --read-only  |  --all
 
 Run \`asimov mcp <command> --help\` for its options.
 `;
@@ -23,6 +25,7 @@ const SUBS: Record<string, () => Promise<Sub>> = {
   tools: async () => (await import('./mcp-tools-cmd.ts')).mcpToolsCommand,
   scan: async () => (await import('./mcp-scan-cmd.ts')).mcpScanCommand,
   pins: async () => (await import('./mcp-pins-cmd.ts')).mcpPinsCommand,
+  allow: async () => (await import('./mcp-allow-cmd.ts')).mcpAllowCommand,
 };
 
 export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
@@ -33,7 +36,7 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const load = SUBS[name];
   if (!load) {
-    io.err(`asimov mcp: unknown command '${name}' (proxy, tools, scan, pins)\n`);
+    io.err(`asimov mcp: unknown command '${name}' (proxy, tools, scan, pins, allow)\n`);
     return EXIT.usage;
   }
   return (await load())(rest, io);

@@ -11,6 +11,7 @@ import type { Analysis, SimpleCommand } from '../shell/types.ts';
 import type { Rule, RuleContext, RuleHit, RuleResult, ShellRule, ToolRule } from './rule.ts';
 import { commandTraits, traitMask } from './traits.ts';
 import { contextAt } from './workdir.ts';
+import { mcpAllowCommandFor } from './mcp-allow.ts';
 import { looksLikePowerShell, onlyPowerShellFindings, POWERSHELL_REASON, readsAsPowerShell } from './powershell.ts';
 
 /** What the engine needs from a policy: its rules with their effective tiers, and allow-exceptions. */
@@ -256,7 +257,11 @@ function classifyTool(call: ToolCall, policy: ClassifierPolicy, ctx: RuleContext
   for (const rule of idx.anyTool) run(rule);
   const kept = applyOverrides(findings, matchedAllowOverrides, idx);
   if (kept.length === 0) {
-    return unknownResult(null, `asimov has no rule for the tool \`${call.clientTool ?? call.tool}\`; a person has to decide.`);
+    const name = call.clientTool ?? call.tool;
+    const allow = mcpAllowCommandFor(name);
+    // An MCP tool: say how the user lets it through from now on (the agent itself may not: selfmod.asimov).
+    const how = allow === null ? '' : ` If the user trusts it, they can allow it from now on with \`${allow}\`.`;
+    return unknownResult(null, `asimov has no rule for the tool \`${name}\`; a person has to decide.${how}`);
   }
   const tier = kept.reduce<Tier>((t, f) => (tierRank(f.tier) > tierRank(t) ? f.tier : t), 'allow');
   return combine(tier, kept, null, undefined);

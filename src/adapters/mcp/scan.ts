@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describeError } from '../../core/errors.ts';
 import { parseProxyArgs } from './proxy-args.ts';
+import { deriveServerName } from './call-mapping.ts';
 import { CLIENT_LABELS, type ClientName, type ConfigNote, type ServerEntry, type Transport } from './client-configs.ts';
 import { inspectTool, printable, type Finding, type ToolDef } from './poison.ts';
 import { hashTool, readPins, serverIdFor, type PinStore } from './pins.ts';
@@ -122,8 +123,9 @@ export function scanExitCode(r: ScanReport): number {
 /**
  * What to connect to: the entry itself, or the upstream of an `asimov mcp proxy` entry. `viaProxy` says the
  * proxy guards it: an entry behind `--passthrough` is scanned as its upstream but counts as unguarded.
+ * `proxyName` is the server name the proxy gives its tools (`--name`, else derived from the upstream).
  */
-export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: boolean } {
+export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: boolean; proxyName?: string } {
   if (entry.transport !== 'stdio' || entry.command === undefined) return { entry, viaProxy: false };
   const words = [entry.command, ...(entry.args ?? [])];
   const at = words.findIndex((w, i) => w === 'mcp' && words[i + 1] === 'proxy' && words.slice(0, i).some(isAsimov));
@@ -138,7 +140,7 @@ export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: 
   if (parsed === 'help') return { entry, viaProxy: false };
   if (parsed.command && parsed.command.length > 0) {
     const [command, ...args] = parsed.command;
-    return { entry: { ...entry, command: command!, args }, viaProxy: !parsed.passthrough };
+    return { entry: { ...entry, command: command!, args }, viaProxy: !parsed.passthrough, proxyName: parsed.name ?? deriveServerName({ command: command!, args }) };
   }
   if (parsed.url === undefined) return { entry, viaProxy: false };
   const { command: _c, args: _a, env: _e, cwd: _w, ...base } = entry;
@@ -146,6 +148,7 @@ export function upstreamOf(entry: ServerEntry): { entry: ServerEntry; viaProxy: 
   return {
     entry: { ...base, transport: parsed.sse ? 'sse' : 'http', url: parsed.url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(parsed.sse ? {} : { transportGuessed: true }) },
     viaProxy: !parsed.passthrough,
+    proxyName: parsed.name ?? deriveServerName({ url: parsed.url }),
   };
 }
 
@@ -200,6 +203,11 @@ function toolReport(tool: ToolDef, name: string, siblings: string[], pins: Recor
     ...(accepted ? { accepted } : {}),
     hidden: blocked || status === 'changed' || status === 'unknown',
   };
+}
+
+/** Lists the tools of a configured server, or of the upstream behind an `asimov mcp proxy` entry (`asimov mcp allow`). */
+export function listServerTools(entry: ServerEntry, timeoutMs = DEFAULT_SCAN_TIMEOUT_MS): Promise<{ server: { name: string; version: string }; tools: ToolDef[] }> {
+  return listTools(upstreamOf(entry).entry, timeoutMs);
 }
 
 /** Connects (the guessed transport of a bare URL: Streamable HTTP, then SSE) and lists every page of tools. */

@@ -101,7 +101,7 @@ function agentBypassHit(cmd: SimpleCommand, analysis: Analysis): RuleHit | null 
   return null;
 }
 
-/** `asimov trust`, `asimov wire --uninstall`, `asimov init --force`, and removing the package. */
+/** `asimov trust`, `asimov uninstall`, `asimov wire --uninstall`, `asimov init --force`, `asimov mcp allow`, and removing the package. */
 function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   const name = programName(cmd);
   let words = values(cmd.argv.slice(1));
@@ -123,9 +123,13 @@ function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   const sub = ops[0];
   if (sub === 'trust' || sub === 'untrust') return { reason: `\`asimov ${sub}\` decides which policy files may loosen the rules; only the user may run it.` };
   if (sub === 'uninstall') return { reason: '`asimov uninstall` removes the firewall the agent runs under; only the user may run it.' };
-  if (sub === 'mcp' && ops[1] === 'allow') return { reason: '`asimov mcp allow` adds allow rules to the user\'s policy; only the user may loosen it.' };
   if (sub === 'wire' && words.some((w) => w === '--uninstall' || w === '--remove')) return { reason: '`asimov wire --uninstall` removes the hooks that check the agent; only the user may run it.' };
   if (sub === 'init' && words.some((w) => w === '--force' || w === '-f')) return { reason: '`asimov init --force` overwrites the project\'s policy; only the user may run it.' };
+  // Named in the refusal of an MCP tool no rule decides, so the agent reads it: the user runs it, not the agent
+  // (it loosens the policy, and `-- <command>` starts a server, a command the shell analysis never sees).
+  if (sub === 'mcp' && ops[1] === 'allow' && !words.some((w) => w === '--help' || w === '-h')) {
+    return { reason: '`asimov mcp allow` loosens asimov\'s policy for an MCP server; only the user may run it. Ask the user to run it if they trust the tool.' };
+  }
   return null;
 }
 

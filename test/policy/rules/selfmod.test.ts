@@ -31,6 +31,9 @@ tierTable('changing the agent\'s or asimov\'s own configuration is hard_deny, by
   ['rm .asimov/policy.yaml', 'hard_deny'],
   ['rm -rf ~/.local/state/asimov', 'hard_deny'],
   ['asimov trust .asimov/policy.yaml', 'hard_deny'],
+  ['asimov mcp allow everything echo', 'hard_deny'],
+  ['npx asimov mcp allow everything --read-only --dry-run -- node evil.js', 'hard_deny'],
+  ['asimov mcp allow github --all', 'hard_deny'],
   ['ASIMOV_OFF=1 git push', 'hard_deny'],
   ['claude --dangerously-skip-permissions', 'hard_deny'],
   ['claude mcp add-json x "{}"', 'hard_deny'],
@@ -48,7 +51,7 @@ describe('reading and mentioning agent configuration is fine', () => {
     for (const c of ['cat .claude/settings.json', 'jq . .claude/settings.json', 'cp .claude/settings.json /tmp/', 'ls -la .claude', 'echo .claude/settings.json', 'grep -r hooks .claude', 'echo x > claude.txt', 'echo x > docs/claude-notes.md']) {
       expectNoRule(c, 'selfmod.agent-config');
     }
-    for (const c of ['asimov check -- rm -rf /', 'asimov explain -- ls', 'cat .asimov/policy.yaml', 'asimov audit verify']) expectNoRule(c, 'selfmod.asimov');
+    for (const c of ['asimov check -- rm -rf /', 'asimov explain -- ls', 'cat .asimov/policy.yaml', 'asimov audit verify', 'asimov mcp allow --help', 'asimov mcp scan']) expectNoRule(c, 'selfmod.asimov');
   });
   test('unwrapped and relative spellings are still caught', () => {
     expectRule('sudo tee .claude/settings.json < x', 'selfmod.agent-config');
