@@ -240,7 +240,7 @@ export async function mcpAllowCommand(argv: string[], io: CliIO): Promise<number
   }
   io.out(`Wrote ${file}.\n`);
   // The proxy loads the policy once, when it starts (gate/gate.ts keeps it per project); hooks read it per call.
-  io.out('Hooks see it from the next call; an `asimov mcp proxy` already running loaded the policy when it started, so restart that server in your client.\n');
+  io.out('It applies from the next call: hooks, the daemon and an `asimov mcp proxy` already running re-read the policy files when they change.\n');
   if (o.project) {
     io.out(`A project policy loosens only once trusted: review ${file}, then run \`asimov trust ${file}\`.\n`);
   }

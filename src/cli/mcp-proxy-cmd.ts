@@ -71,15 +71,17 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
   // --passthrough: a plain relay, said loudly, and none of the gate is even loaded. GATE_CHECK does not get
   // here: it switches the judge, which the gate reads itself.
   if (!args.passthrough) {
-    const [{ createGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }, { bannerFacts, bannerLines }] = await Promise.all([
-      import('../gate/gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
+    const [{ freshGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }, { bannerFacts, bannerLines }] = await Promise.all([
+      import('../gate/fresh-gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
       import('../audit/journal.ts'), import('./active-banner.ts'),
     ]);
     // Each record is journaled before the call may go upstream and moved into the shared log right after the
     // answer (src/audit/journal.ts): the log's cross-process lock stays off the call's path.
     audit = journaledAudit(env, log);
     if (audit) options.flushAudit = audit.flushQuietly;
-    const gate = createGate({ env, audit: audit ?? false });
+    // The proxy lives as long as the client's session: `asimov mcp allow`, `asimov trust` or an edited policy
+    // apply from the next call (each call re-signs the policy files by stat: src/gate/fresh-gate.ts).
+    const gate = freshGate({ env, audit: audit ?? false });
     const guard = createToolGuard({ serverId: serverIdFor(args.command ? { command: args.command[0]!, args: args.command.slice(1) } : { url: args.url! }), env });
     const sessionId = `mcp-proxy-${process.pid}-${Date.now().toString(36)}`;
     const sink = audit;

@@ -49,15 +49,12 @@ async function gateSays(s: ProxyScratch, tool: string, input: Record<string, unk
 }
 
 describe('asimov mcp allow --read-only, end to end', () => {
-  test('the proxy\'s refusal names the command; after it, the gate and the proxy let the tool through and still refuse the others', async () => {
+  test('the proxy\'s refusal names the command; after it, the gate and the proxy let the tool through and still refuse the others', async (t) => {
     const s = scratch();
-    const before = await connectProxy(s, [NODE, EVERYTHING], { proxyArgs: ['--name', 'everything'] });
-    let refused: any;
-    try {
-      refused = await before.client.callTool({ name: 'echo', arguments: { message: 'hi' } });
-    } finally {
-      await before.close();
-    }
+    // A proxy the client started before the rule existed: it applies the rule from its next call.
+    const running = await connectProxy(s, [NODE, EVERYTHING], { proxyArgs: ['--name', 'everything'] });
+    t.after(() => running.close());
+    const refused: any = await running.client.callTool({ name: 'echo', arguments: { message: 'hi' } });
     assert.equal(refused.isError, true);
     assert.match(refused.content[0].text, /asimov has no rule for the tool `mcp__everything__echo`/);
     assert.match(refused.content[0].text, /`asimov mcp allow everything echo`/);
@@ -79,6 +76,9 @@ describe('asimov mcp allow --read-only, end to end', () => {
     const toggle = await gateSays(s, 'toggle-simulated-logging');
     assert.equal(toggle.verdict, 'deny');
     assert.match(toggle.reason, /asimov mcp allow everything toggle-simulated-logging/);
+
+    const now: any = await running.client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+    assert.notEqual(now.isError, true, `the running proxy still refuses: ${JSON.stringify(now)}`);
 
     const afterwards = await connectProxy(s, [NODE, EVERYTHING], { proxyArgs: ['--name', 'everything'] });
     try {

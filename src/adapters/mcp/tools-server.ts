@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/mini';
 import { AsimovError, describeError } from '../../core/errors.ts';
 import type { Decision, ToolCall } from '../../core/types.ts';
-import { createGate, type Gate } from '../../gate/gate.ts';
+import type { Gate } from '../../gate/gate.ts';
+import { freshGate } from '../../gate/fresh-gate.ts';
 import { childEnv } from '../../exec/env.ts';
 import { runCommand, type RunResult } from '../../exec/run-command.ts';
 import { safeEdit, safeRead, safeWrite, type SafeFsOptions } from '../../exec/safe-fs.ts';
@@ -30,7 +31,7 @@ export interface ToolsServerOptions {
   /** The server's environment: the gate reads it, and commands get an allowlisted part of it. */
   env?: NodeJS.ProcessEnv;
   version?: string;
-  /** A gate to use instead of createGate({ env }) (tests). */
+  /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   /** Test seams of the file access (see safe-fs.ts). */
   fs?: Pick<SafeFsOptions, 'afterCheck' | 'procFd'>;
@@ -69,7 +70,9 @@ function text(...parts: string[]): CallToolResult {
 
 export function createToolsServer(o: ToolsServerOptions): ToolsServer {
   const env = o.env ?? process.env;
-  const gate = o.gate ?? createGate({ env });
+  // The server lives as long as the client's session: a policy edited, trusted or widened meanwhile applies
+  // from the next call.
+  const gate = o.gate ?? freshGate({ env });
   const cwd = o.cwd;
   // The command line's roots are checked when the server starts (a typo should stop it, not every call).
   const fixedRoots = canonicalRoots([cwd, ...(o.roots ?? [])], cwd);

@@ -5,8 +5,8 @@
 // without help here; ground rules are read by the judge on every review). Each is signed by stat alone.
 
 import { statSync } from 'node:fs';
-import { policyPaths } from '../../policy/load.ts';
-import { defaultTrustStorePath } from '../../policy/trust.ts';
+import { policyPaths } from '../policy/load.ts';
+import { defaultTrustStorePath } from '../policy/trust.ts';
 
 export interface PolicyInputOptions {
   projectRoot: string;
