@@ -125,6 +125,11 @@ function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   if (sub === 'uninstall') return { reason: '`asimov uninstall` removes the firewall the agent runs under; only the user may run it.' };
   if (sub === 'wire' && words.some((w) => w === '--uninstall' || w === '--remove')) return { reason: '`asimov wire --uninstall` removes the hooks that check the agent; only the user may run it.' };
   if (sub === 'init' && words.some((w) => w === '--force' || w === '-f')) return { reason: '`asimov init --force` overwrites the project\'s policy; only the user may run it.' };
+  // The proxy hides a tool whose definition changed or looks poisoned until a person approves it; forgetting a
+  // pin lets the next definition in unreviewed.
+  if (sub === 'mcp' && ops[1] === 'pins' && (ops[2] === 'approve' || ops[2] === 'forget')) {
+    return { reason: `\`asimov mcp pins ${ops[2]}\` lets an MCP tool definition asimov hid for review through; only the user may run it.` };
+  }
   // Named in the refusal of an MCP tool no rule decides, so the agent reads it: the user runs it, not the agent
   // (it loosens the policy, and `-- <command>` starts a server, a command the shell analysis never sees).
   if (sub === 'mcp' && ops[1] === 'allow' && !words.some((w) => w === '--help' || w === '-h')) {
@@ -213,8 +218,8 @@ export const rules: Rule[] = [
     tier: 'hard_deny',
     reason: 'Agents must not change asimov\'s policy, trust or audit log, nor switch asimov off; ask the user.',
     examples: {
-      match: ['echo "rules: {}" > .asimov/policy.yaml', 'rm -rf ~/.config/asimov', 'asimov trust', 'npx asimov trust .asimov/policy.yaml', 'asimov wire --uninstall', 'asimov init --force', 'npm uninstall -g asimov', 'npm rm -g asimov-firewall', 'npx -y asimov-firewall uninstall --purge', 'npx -p asimov-firewall asimov trust', 'asimov mcp allow github --all', 'asimov uninstall', 'ASIMOV_POLICY=/tmp/p.yaml claude', 'export ASIMOV_DISABLE=1', 'truncate -s 0 ~/.local/state/asimov/audit.jsonl', 'sed -i s/hard_deny/allow/ .asimov/policy.yaml'],
-      notMatch: ['cat .asimov/policy.yaml', 'asimov check -- ls', 'asimov audit tail', 'asimov explain -- rm -rf /', 'npm install asimov', 'npm install -g asimov-firewall', 'asimov init', 'asimov mcp scan', 'asimov wire --refresh'],
+      match: ['echo "rules: {}" > .asimov/policy.yaml', 'rm -rf ~/.config/asimov', 'asimov trust', 'npx asimov trust .asimov/policy.yaml', 'asimov wire --uninstall', 'asimov init --force', 'npm uninstall -g asimov', 'npm rm -g asimov-firewall', 'npx -y asimov-firewall uninstall --purge', 'npx -p asimov-firewall asimov trust', 'asimov mcp allow github --all', 'asimov mcp pins approve "npx -y evil-server" --accept-findings', 'asimov uninstall', 'ASIMOV_POLICY=/tmp/p.yaml claude', 'export ASIMOV_DISABLE=1', 'truncate -s 0 ~/.local/state/asimov/audit.jsonl', 'sed -i s/hard_deny/allow/ .asimov/policy.yaml'],
+      notMatch: ['cat .asimov/policy.yaml', 'asimov check -- ls', 'asimov audit tail', 'asimov explain -- rm -rf /', 'npm install asimov', 'npm install -g asimov-firewall', 'asimov init', 'asimov mcp scan', 'asimov mcp pins list', 'asimov wire --refresh'],
     },
     match: (cmd, ctx, analysis) => {
       const env = cmd.assignments.length > 0 || cmd.argv.length > 1 ? asimovEnvHit(cmd) : null;
