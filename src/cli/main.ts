@@ -74,7 +74,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   try {
     const command = await load();
-    return await command(rest, io);
+    const code = await command(rest, io);
+    return io.outState?.() === 'failed' ? EXIT.error : code;
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       io.err(`asimov ${name}: ${(e as Error).message}\nRun 'asimov ${name} --help' for usage.\n`);
