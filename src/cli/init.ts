@@ -2,8 +2,9 @@
 
 import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { STARTER_GROUND_RULES, STARTER_POLICY } from '../policy/starter.ts';
+import { cwdOption } from './cwd-option.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const INIT_HELP = `Usage: asimov init [--cwd DIR] [--force]
@@ -18,7 +19,7 @@ export async function initCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(INIT_HELP);
     return EXIT.ok;
   }
-  const dir = join(resolve(io.cwd, values.cwd ?? '.'), '.asimov');
+  const dir = join(cwdOption(values.cwd, io.cwd), '.asimov');
   mkdirSync(dir, { recursive: true });
   let kept = 0;
   for (const [name, text] of [['policy.yaml', STARTER_POLICY], ['ground-rules.md', STARTER_GROUND_RULES]] as const) {

@@ -1,10 +1,10 @@
 // `asimov rules`: the rules in effect, with ids, tiers and reasons; `--markdown` writes the rule reference.
 
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { recommended } from '../policy/rules/index.ts';
 import { rulesMarkdown } from '../policy/rules-doc.ts';
+import { cwdOption } from './cwd-option.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const RULES_HELP = `Usage: asimov rules [--cwd DIR] [--json | --markdown] [--builtin]
@@ -26,7 +26,7 @@ export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(rulesMarkdown(recommended));
     return EXIT.ok;
   }
-  const rules = values.builtin ? recommended : createGate({ audit: false, env: io.env }).policyFor(resolve(io.cwd, values.cwd ?? '.')).rules;
+  const rules = values.builtin ? recommended : createGate({ audit: false, env: io.env }).policyFor(cwdOption(values.cwd, io.cwd)).rules;
   const seen = new Set<string>();
   const list = rules.filter((r) => !seen.has(r.id) && seen.add(r.id));
   if (values.json) {

@@ -8,6 +8,7 @@ import { runExample } from '../policy/examples.ts';
 import { findProjectRoot, loadPolicy } from '../policy/load.ts';
 import { collectTests, runPolicyTests } from '../policy/policy-tests.ts';
 import { normalizeTool } from '../core/tools.ts';
+import { cwdOption } from './cwd-option.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const TEST_HELP = `Usage: asimov test [--cwd DIR] [--json] [FILE…]
@@ -27,7 +28,7 @@ export async function testCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(TEST_HELP);
     return EXIT.ok;
   }
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const cwd = cwdOption(values.cwd, io.cwd);
   const targets = positionals.length > 0 ? positionals.map((f) => resolve(io.cwd, f)) : [undefined];
   let failed = 0;
   let total = 0;
