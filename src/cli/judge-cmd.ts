@@ -10,6 +10,7 @@ import { AsimovError } from '../core/errors.ts';
 import { createGate } from '../gate/gate.ts';
 import { createJudge, resolveJudgeSettings, type JudgeSettings } from '../judge/create.ts';
 import { parseCases } from '../judge/eval-cases.ts';
+import { judgeRequirementProblem } from '../judge/requirements.ts';
 import { computeMetrics, misjudged, runEval, type CaseResult, type EvalMetrics, type Share, type SkippedCase } from '../judge/eval.ts';
 import { JUDGE_PROVIDERS, type JudgeConfig } from '../policy/schema.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
@@ -153,6 +154,12 @@ async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const groundRules = readText(flags.groundRulesFile, 'ground rules');
   const gate = createGate({ env: io.env, audit: false });
   const settings = evalSettings(gate.policyFor(io.cwd).judge, flags, io.env);
+  // Without its key every case would fail the same way, and the figures would measure nothing.
+  const missing = judgeRequirementProblem(settings, io.env);
+  if (missing !== null) {
+    io.err(`asimov judge eval: ${missing}\n`);
+    return EXIT.error;
+  }
   // Never cached: the eval measures the model, and a cache hit would measure the disk.
   const judge = createJudge(settings, { env: io.env, cache: false });
   if (!flags.json) io.err(`judging ${cases.length} cases with ${settings.provider} ${settings.model}, ${flags.concurrency} at a time…\n`);
