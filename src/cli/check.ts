@@ -1,12 +1,12 @@
 // `asimov check`: decide one call (exit 0 allow, 2 deny, 3 ask), or a stream of calls with --batch.
 
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { createGate, type Gate, type GateOptions } from '../gate/gate.ts';
 import { callFromArgs } from './call-args.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const CHECK_HELP = `Usage:
@@ -23,7 +23,7 @@ Exit status: 0 allow, 2 deny, 3 ask (a person must decide), 1 usage or internal 
 `;
 
 export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {

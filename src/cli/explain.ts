@@ -1,6 +1,5 @@
 // `asimov explain`: what the static layer saw in a call and why it decided as it did, for a person.
 
-import { parseArgs } from 'node:util';
 import type { Tier } from '../core/types.ts';
 import { createGate, resolveTier } from '../gate/gate.ts';
 import { classifyShell } from '../policy/classify.ts';
@@ -9,6 +8,7 @@ import { judgeSwitchOn } from '../judge/switch.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
 import { callFromArgs } from './call-args.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 import { exitFor } from './check.ts';
 
@@ -24,7 +24,7 @@ consulted. Exit status as for check.
 const MARK: Record<Tier, string> = { allow: 'allow    ', unknown: 'unknown  ', soft_deny: 'soft_deny', hard_deny: 'hard_deny' };
 
 export async function explainCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { cwd: { type: 'string' }, tool: { type: 'string' }, input: { type: 'string' }, 'no-person': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },

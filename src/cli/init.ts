@@ -1,10 +1,10 @@
 // `asimov init`: writes a commented starter `.asimov/policy.yaml` and `.asimov/ground-rules.md`.
 
-import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STARTER_GROUND_RULES, STARTER_POLICY } from '../policy/starter.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const INIT_HELP = `Usage: asimov init [--cwd DIR] [--force]
@@ -14,7 +14,7 @@ Existing files are kept unless --force is given.
 `;
 
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { cwd: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseOptions({ args: argv, options: { cwd: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     io.out(INIT_HELP);
     return EXIT.ok;

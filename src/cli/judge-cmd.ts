@@ -5,7 +5,6 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { AsimovError } from '../core/errors.ts';
 import { createGate } from '../gate/gate.ts';
 import { createJudge, resolveJudgeSettings, type JudgeSettings } from '../judge/create.ts';
@@ -13,6 +12,7 @@ import { parseCases } from '../judge/eval-cases.ts';
 import { judgeRequirementProblem } from '../judge/requirements.ts';
 import { computeMetrics, misjudged, runEval, type CaseResult, type EvalMetrics, type Share, type SkippedCase } from '../judge/eval.ts';
 import { JUDGE_PROVIDERS, type JudgeConfig } from '../policy/schema.ts';
+import { parseOptions, unknownName } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const JUDGE_HELP = `Usage:
@@ -45,7 +45,7 @@ export async function judgeCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(JUDGE_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (sub !== 'eval') throw new UsageError(`unknown subcommand '${sub}'; the judge command has: eval`);
+  if (sub !== 'eval') throw unknownName('judge command', sub, ['eval']);
   return evalCommand(rest, io);
 }
 
@@ -67,7 +67,7 @@ function wholeNumber(flag: string, v: string | undefined, min: number, max: numb
 }
 
 function parseFlags(argv: string[], io: CliIO): EvalFlags | null {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {

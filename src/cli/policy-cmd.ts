@@ -2,11 +2,11 @@
 // they change, whether the judge is on, the chains, the hook approvals, and any warning about them
 // (ignored untrusted loosening, locked rules). Readable by default; --json for machines.
 
-import { parseArgs } from 'node:util';
 import { homedir } from 'node:os';
 import { createGate } from '../gate/gate.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 import { policyFacts, type PolicyFacts } from './policy-facts.ts';
 import { styleOf, table, type Style } from './style.ts';
@@ -20,7 +20,7 @@ allowed domains, chains, hook approvals for asimov's own MCP tools, MCP settings
 `;
 
 export async function policyCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { cwd: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseOptions({ args: argv, options: { cwd: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     io.out(POLICY_HELP);
     return EXIT.ok;

@@ -1,10 +1,10 @@
 // `asimov rules`: the rules in effect, with ids, tiers and reasons; `--markdown` writes the rule reference.
 
-import { parseArgs } from 'node:util';
 import { createGate } from '../gate/gate.ts';
 import { recommended } from '../policy/rules/index.ts';
 import { rulesMarkdown } from '../policy/rules-doc.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const RULES_HELP = `Usage: asimov rules [--cwd DIR] [--json | --markdown] [--builtin]
@@ -14,7 +14,7 @@ Lists the rules in effect for DIR (built-in and custom, with tiers after every p
 `;
 
 export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args: argv,
     options: { cwd: { type: 'string' }, json: { type: 'boolean' }, markdown: { type: 'boolean' }, builtin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });

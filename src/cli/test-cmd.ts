@@ -1,7 +1,6 @@
 // `asimov test [FILE…]`: runs the `tests:` of the policy files in effect (or of the given files)
 // against the real classifier, and says which failed and where.
 
-import { parseArgs } from 'node:util';
 import { basename, dirname, resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { runExample } from '../policy/examples.ts';
@@ -9,6 +8,7 @@ import { findProjectRoot, loadPolicy } from '../policy/load.ts';
 import { collectTests, runPolicyTests } from '../policy/policy-tests.ts';
 import { normalizeTool } from '../core/tools.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const TEST_HELP = `Usage: asimov test [--cwd DIR] [--json] [FILE…]
@@ -19,7 +19,7 @@ the given policy files (each used as its project's policy). Exit status: 0 all p
 `;
 
 export async function testCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { cwd: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },

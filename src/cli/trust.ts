@@ -1,11 +1,11 @@
 // `asimov trust`: records the exact content of a project policy as trusted, so that it may loosen rules.
 
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findProjectRoot, parsePolicyText, readPolicyBytes, PROJECT_POLICY } from '../policy/load.ts';
 import { listTrusted, trustFile, untrustFile } from '../policy/trust.ts';
 import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const TRUST_HELP = `Usage:
@@ -22,7 +22,7 @@ file before you trust it.
 `;
 
 export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { list: { type: 'boolean' }, revoke: { type: 'boolean' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
