@@ -220,6 +220,10 @@ async function viaDaemon(argv, env) {
 
 /** Writes the daemon's reply and exits with its code once both streams are flushed. */
 function finish(reply) {
+  // A reader that went away (EPIPE) ends the output, not the process with a stack trace: each write's
+  // callback still runs, so the reply's exit code stands.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
   process.stdout.write(reply.stdout, () => process.stderr.write(reply.stderr, () => process.exit(reply.exitCode)));
 }
 

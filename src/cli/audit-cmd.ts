@@ -1,11 +1,11 @@
 // `asimov audit tail|stats|verify`: read the decision log.
 
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { resolveAuditPath } from '../audit/paths.ts';
 import { parseFilter, tailCommand } from '../audit/reader.ts';
 import { statsCommand } from '../audit/stats.ts';
 import { verifyCommand } from '../audit/verify.ts';
+import { parseOptions, unknownName } from './args.ts';
 import { styleOf } from './style.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
@@ -20,13 +20,16 @@ Filters: --since 2h|7d|2026-11-01  --until …  --verdict deny,ask  --tier hard_
 else ~/.local/state/asimov/audit.jsonl). Exit status: 0 ok, 1 error or a broken chain.
 `;
 
+const SUBCOMMANDS = ['tail', 'stats', 'verify'] as const;
+
 export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') {
     io.out(AUDIT_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  const { values } = parseArgs({
+  if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName('audit command', sub, SUBCOMMANDS);
+  const { values } = parseOptions({
     args: rest,
     options: {
       n: { type: 'string', short: 'n' },
@@ -69,6 +72,6 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     case 'verify':
       return verifyCommand(path, io.out, io.err);
     default:
-      throw new UsageError(`unknown audit command '${sub}' (tail, stats or verify)`);
+      throw unknownName('audit command', sub, SUBCOMMANDS);
   }
 }

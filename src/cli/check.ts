@@ -1,11 +1,12 @@
 // `asimov check`: decide one call (exit 0 allow, 2 deny, 3 ask), or a stream of calls with --batch.
 
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { normalizeTool } from '../core/tools.ts';
 import type { Decision, ToolCall } from '../core/types.ts';
 import { createGate, type Gate, type GateOptions } from '../gate/gate.ts';
 import { callFromArgs } from './call-args.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const CHECK_HELP = `Usage:
@@ -13,13 +14,16 @@ export const CHECK_HELP = `Usage:
   asimov check [--cwd DIR] [--json] --tool <Name> --input '<json>'
   asimov check --batch [--cwd DIR] [--no-person]     (JSON lines on stdin, one JSON line out per input)
 
+--batch decides by the static policy alone (Layer 1): neither the judge nor the policy's chains are
+consulted. A blank or malformed line gets a deny line of its own, so output line N is input line N.
+
 Exit status: 0 allow, 2 deny, 3 ask (a person must decide), 1 usage or internal error.
 --no-person   nobody can answer "ask" here, so soft_deny/unknown become deny
 --audit       also record the decision in the audit log
 `;
 
 export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -37,15 +41,16 @@ export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(CHECK_HELP);
     return EXIT.ok;
   }
+  const cwd = cwdOption(values.cwd, io.cwd);
   const personAvailable = !values['no-person'];
   const gateOptions: GateOptions = { env: io.env, personAvailable };
   if (!values.audit) gateOptions.audit = false; // a person's own check is not an agent's call
   const gate = io.gateFor?.(gateOptions) ?? createGate(gateOptions);
   if (values.batch) {
     if (positionals.length > 0 || values.tool) throw new UsageError('--batch reads calls from stdin; give no command');
-    return runBatch(gate, io, resolve(io.cwd, values.cwd ?? '.'));
+    return runBatch(gate, io, cwd);
   }
-  const call = callFromArgs({ tool: values.tool, input: values.input, cwd: values.cwd, command: positionals }, io.cwd);
+  const call = callFromArgs({ tool: values.tool, input: values.input, command: positionals }, cwd);
   const decision = await gate.decide(call);
   if (values.json) io.out(`${JSON.stringify(decisionJson(decision))}\n`);
   else io.out(formatDecision(decision));
@@ -100,26 +105,38 @@ export function callFromPayload(line: string, defaultCwd: string): ToolCall | st
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/** Said on stderr as a batch starts: its decisions can differ from `asimov check`'s on the same call. */
+export const BATCH_NOTE = 'asimov check --batch: Layer 1 only (the static policy): the judge and the policy\'s chains are not consulted; `asimov check` applies them.\n';
+
 async function runBatch(gate: Gate, io: CliIO, cwd: string): Promise<number> {
+  io.err(BATCH_NOTE);
   let pending: Buffer[] = [];
+  // Every input line gets exactly one output line, a blank or broken one a deny of its own (fail closed),
+  // so a reader can pair output line N with input line N.
+  const deny = (reason: string): void => io.out(`${JSON.stringify({ verdict: 'deny', tier: 'unknown', rule: null, reason })}\n`);
   const handle = (bytes: Buffer): void => {
     let line: string;
     try {
       line = decoder.decode(bytes);
     } catch {
-      io.out(`${JSON.stringify({ verdict: 'deny', tier: 'unknown', rule: null, reason: 'input line is not valid UTF-8' })}\n`);
+      deny('input line is not valid UTF-8');
       return;
     }
-    if (line.trim() === '') return;
+    if (line.trim() === '') {
+      deny('bad input line: empty (each line must be a JSON object)');
+      return;
+    }
     const call = callFromPayload(line, cwd);
     if (typeof call === 'string') {
-      io.out(`${JSON.stringify({ verdict: 'deny', tier: 'unknown', rule: null, reason: `bad input line: ${call}` })}\n`);
+      deny(`bad input line: ${call}`);
       return;
     }
     const d = gate.decideStatic(call);
     io.out(`${JSON.stringify({ verdict: d.verdict, tier: d.tier, rule: d.rule, reason: d.reason })}\n`);
   };
   for await (const chunk of io.stdin()) {
+    // Nobody reads the decisions any more (`… | head -1`): stop rather than decide the rest of the stream.
+    if (io.outState?.() === 'closed') return EXIT.ok;
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let start = 0;
     for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, start)) {

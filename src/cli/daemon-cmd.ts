@@ -5,13 +5,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { describeError } from '../core/errors.ts';
 import { runningBuildId } from './daemon/build-id.ts';
 import { PROTOCOL_VERSION, type DaemonStatus } from './daemon/protocol.ts';
 import { sendRequest } from './daemon/request.ts';
 import { startServer } from './daemon/server.ts';
 import { ensurePrivateDir, isPrivateDir, socketPathFor } from './daemon/socket-path.ts';
+import { parseOptions, unknownName } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { main } from './main.ts';
 
@@ -33,7 +33,7 @@ const WAIT_MS = 10_000;
 const POLL_MS = 25;
 
 export async function daemonCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -47,7 +47,9 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
     return EXIT.ok;
   }
   const [action, ...extra] = positionals;
-  if (extra.length > 0 || !['start', 'stop', 'status', 'run'].includes(action ?? '')) throw new UsageError('give one of start, stop, status, run');
+  const actions = ['start', 'stop', 'status', 'run'];
+  if (action !== undefined && !actions.includes(action)) throw unknownName('daemon command', action, actions);
+  if (extra.length > 0 || action === undefined) throw new UsageError('give one of start, stop, status, run');
   const idle = values['idle-minutes'] === undefined ? DEFAULT_IDLE_MINUTES : Number(values['idle-minutes']);
   if (!Number.isFinite(idle) || idle < 0) throw new UsageError('--idle-minutes must be a number of minutes, 0 or more');
   const socketPath = socketPathFor(io.env);

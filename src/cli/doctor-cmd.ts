@@ -1,8 +1,6 @@
 // `asimov doctor`: checks that a client really runs asimov before every tool call here, and says what to fix.
 
-import { parseArgs } from 'node:util';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { findProjectRoot } from '../policy/load.ts';
 import { findClient, listClients } from '../wire/clients.ts';
@@ -10,6 +8,8 @@ import { doctorClaude, type CheckStatus, type DoctorOptions, type DoctorReport }
 import { doctorHookClient } from '../wire/doctor-hooks.ts';
 import type { OwnInstall } from '../wire/hook-command.ts';
 import { WIRE_TARGETS, type Tier } from '../wire/targets.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { TIER_MEANING, locateAsimovEntry } from './wire-cmd.ts';
 
@@ -37,7 +37,7 @@ wired). --json prints one report per client checked, one JSON object a line.
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', info: '·' };
 
 export async function doctorCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { cwd: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -51,7 +51,7 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
   if (named !== undefined && !Object.hasOwn(WIRE_TARGETS, named)) {
     throw new UsageError(`doctor checks ${Object.keys(WIRE_TARGETS).join(', ')}; '${named}' is not one of them`);
   }
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const cwd = cwdOption(values.cwd, io.cwd);
   const home = io.env.HOME || homedir();
   const projectRoot = findProjectRoot(cwd);
   const o: DoctorOptions = {

@@ -1,11 +1,14 @@
 // `asimov explain`: what the static layer saw in a call and why it decided as it did, for a person.
 
-import { parseArgs } from 'node:util';
 import type { Tier } from '../core/types.ts';
 import { createGate, resolveTier } from '../gate/gate.ts';
 import { classifyShell } from '../policy/classify.ts';
 import { extractShellCommand } from '../core/tools.ts';
+import { judgeSwitchOn } from '../judge/switch.ts';
+import type { EffectivePolicy } from '../policy/layers.ts';
 import { callFromArgs } from './call-args.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 import { exitFor } from './check.ts';
 
@@ -13,14 +16,15 @@ export const EXPLAIN_HELP = `Usage:
   asimov explain [--cwd DIR] -- <shell command>
   asimov explain [--cwd DIR] --tool <Name> --input '<json>'
 
-Shows every command found after unwrapping, each rule that matched with its tier, and the decision.
-Exit status as for check.
+Shows every command found after unwrapping, each rule that matched with its tier, and the decision of
+the static policy (Layer 1): the judge and the policy's chains, which \`asimov check\` applies, are not
+consulted. Exit status as for check.
 `;
 
 const MARK: Record<Tier, string> = { allow: 'allow    ', unknown: 'unknown  ', soft_deny: 'soft_deny', hard_deny: 'hard_deny' };
 
 export async function explainCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { cwd: { type: 'string' }, tool: { type: 'string' }, input: { type: 'string' }, 'no-person': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -29,7 +33,7 @@ export async function explainCommand(argv: string[], io: CliIO): Promise<number>
     io.out(EXPLAIN_HELP);
     return EXIT.ok;
   }
-  const call = callFromArgs({ tool: values.tool, input: values.input, cwd: values.cwd, command: positionals }, io.cwd);
+  const call = callFromArgs({ tool: values.tool, input: values.input, command: positionals }, cwdOption(values.cwd, io.cwd));
   const gate = createGate({ audit: false, env: io.env, personAvailable: !values['no-person'] });
   const lines: string[] = [];
   let inspected;
@@ -68,8 +72,21 @@ export async function explainCommand(argv: string[], io: CliIO): Promise<number>
   const d = resolveTier(classification, !values['no-person'], 'explain', 0);
   lines.push(`Tier: ${classification.tier}${classification.rule ? ` (${classification.rule})` : ''}`);
   lines.push(`Decision: ${d.verdict.toUpperCase()}: ${d.reason}`);
+  lines.push(layerOneNote(policy, io.env, classification.tier === 'soft_deny' || classification.tier === 'unknown'));
   lines.push(`Policy: ${policy.sources.map((s) => `${s.layer}${s.path ? ` ${s.path}` : ''}${s.trusted === false ? ' (untrusted)' : ''}`).join(' → ')}`);
   for (const w of policy.warnings) lines.push(`Warning: ${w}`);
   io.out(`${lines.join('\n')}\n`);
   return exitFor(d);
+}
+
+/**
+ * explain shows the static policy's decision (Layer 1) and nothing after it, while `asimov check` goes on
+ * to the judge (for soft_deny/unknown calls, when it is on) and the policy's chains: said, so a person does
+ * not read an explain "ask" as what check will answer.
+ */
+function layerOneNote(policy: EffectivePolicy, env: NodeJS.ProcessEnv, judgeable: boolean): string {
+  const on = judgeSwitchOn(policy.judge !== undefined, env);
+  const judge = on ? `the judge (on here${judgeable ? ', and it would review this call' : ''})` : 'the judge (off here)';
+  const chains = policy.chains && policy.chains.length > 0 ? ' and the policy\'s chains' : '';
+  return `Layer 1 only: ${judge}${chains} ${chains ? 'are' : 'is'} not consulted by explain; \`asimov check\` applies ${chains ? 'them' : 'it'}.`;
 }

@@ -1,9 +1,10 @@
 // `asimov init`: writes a commented starter `.asimov/policy.yaml` and `.asimov/ground-rules.md`.
 
-import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { STARTER_GROUND_RULES, STARTER_POLICY } from '../policy/starter.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const INIT_HELP = `Usage: asimov init [--cwd DIR] [--force]
@@ -13,12 +14,12 @@ Existing files are kept unless --force is given.
 `;
 
 export async function initCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { cwd: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseOptions({ args: argv, options: { cwd: { type: 'string' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) {
     io.out(INIT_HELP);
     return EXIT.ok;
   }
-  const dir = join(resolve(io.cwd, values.cwd ?? '.'), '.asimov');
+  const dir = join(cwdOption(values.cwd, io.cwd), '.asimov');
   mkdirSync(dir, { recursive: true });
   let kept = 0;
   for (const [name, text] of [['policy.yaml', STARTER_POLICY], ['ground-rules.md', STARTER_GROUND_RULES]] as const) {

@@ -21,7 +21,15 @@ export interface CliIO {
   started?: number;
   /** A gate for these options that outlives the command (the daemon keeps them warm); else each command makes one. */
   gateFor?: (options: GateOptions) => Gate;
+  /**
+   * What became of standard output: 'closed' when its reader went away (`asimov rules | head -1`), so a
+   * command reading a stream may stop early; 'failed' on any other write error (main then exits 1).
+   * Absent: output cannot close (captured by a test or the daemon).
+   */
+  outState?: () => OutState;
 }
+
+export type OutState = 'open' | 'closed' | 'failed';
 
 /**
  * Standard input. When it is a regular file (`asimov check --batch < calls.jsonl`), it is read straight
@@ -47,9 +55,33 @@ async function* readFileFd0(): AsyncIterable<Buffer> {
   }
 }
 
+let outState: OutState = 'open';
+let guarded = false;
+
+/**
+ * Once per process: a write error on stdout or stderr ends that output instead of crashing with an
+ * unhandled 'error' event. A reader that went away (EPIPE: `asimov rules | head -1`) is a normal end, so
+ * nothing is said and the command's own exit status stands; any other error is reported once and makes
+ * the exit status 1. Later writes to the destroyed stream are dropped by Node without another event.
+ * Commands with a protocol on stdout add their own listener (mcp proxy stops on it); both run.
+ */
+function guardOutput(): void {
+  if (guarded) return;
+  guarded = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (outState !== 'open') return;
+    outState = e.code === 'EPIPE' ? 'closed' : 'failed';
+    if (outState === 'failed') process.stderr.write(`asimov: cannot write to standard output: ${e.message}\n`);
+  });
+  // Nowhere is left to report a failing stderr: its output ends, the exit status stays the command's.
+  process.stderr.on('error', () => undefined);
+}
+
 export function processIO(): CliIO {
+  guardOutput();
   return {
-    out: (s) => { process.stdout.write(s); },
+    outState: () => outState,
+    out: (s) => { if (outState === 'open') process.stdout.write(s); },
     err: (s) => { process.stderr.write(s); },
     stdin: readStdin,
     cwd: process.cwd(),

@@ -5,13 +5,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { AsimovError } from '../core/errors.ts';
 import { createGate } from '../gate/gate.ts';
 import { createJudge, resolveJudgeSettings, type JudgeSettings } from '../judge/create.ts';
 import { parseCases } from '../judge/eval-cases.ts';
+import { judgeRequirementProblem } from '../judge/requirements.ts';
 import { computeMetrics, misjudged, runEval, type CaseResult, type EvalMetrics, type Share, type SkippedCase } from '../judge/eval.ts';
 import { JUDGE_PROVIDERS, type JudgeConfig } from '../policy/schema.ts';
+import { parseOptions, unknownName } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const JUDGE_HELP = `Usage:
@@ -44,7 +45,7 @@ export async function judgeCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(JUDGE_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (sub !== 'eval') throw new UsageError(`unknown subcommand '${sub}'; the judge command has: eval`);
+  if (sub !== 'eval') throw unknownName('judge command', sub, ['eval']);
   return evalCommand(rest, io);
 }
 
@@ -66,7 +67,7 @@ function wholeNumber(flag: string, v: string | undefined, min: number, max: numb
 }
 
 function parseFlags(argv: string[], io: CliIO): EvalFlags | null {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -153,6 +154,12 @@ async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const groundRules = readText(flags.groundRulesFile, 'ground rules');
   const gate = createGate({ env: io.env, audit: false });
   const settings = evalSettings(gate.policyFor(io.cwd).judge, flags, io.env);
+  // Without its key every case would fail the same way, and the figures would measure nothing.
+  const missing = judgeRequirementProblem(settings, io.env);
+  if (missing !== null) {
+    io.err(`asimov judge eval: ${missing}\n`);
+    return EXIT.error;
+  }
   // Never cached: the eval measures the model, and a cache hit would measure the disk.
   const judge = createJudge(settings, { env: io.env, cache: false });
   if (!flags.json) io.err(`judging ${cases.length} cases with ${settings.provider} ${settings.model}, ${flags.concurrency} at a time…\n`);

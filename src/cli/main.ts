@@ -2,6 +2,7 @@
 // `asimov check` does not pay for the audit or policy-authoring code.
 
 import { describeError } from '../core/errors.ts';
+import { parseError, suggestion } from './args.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
 import { VERSION } from './version.ts';
 
@@ -69,15 +70,18 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   }
   const load = COMMANDS[name];
   if (!load) {
-    io.err(`asimov: unknown command '${name}'. Run 'asimov --help' for the list.\n`);
+    io.err(`asimov: unknown command '${name}'${suggestion(name, Object.keys(COMMANDS))}. Run 'asimov --help' for the list.\n`);
     return EXIT.usage;
   }
   try {
     const command = await load();
-    return await command(rest, io);
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`asimov ${name}: ${(e as Error).message}\nRun 'asimov ${name} --help' for usage.\n`);
+    const code = await command(rest, io);
+    return io.outState?.() === 'failed' ? EXIT.error : code;
+  } catch (caught) {
+    // A command that does not parse through parseOptions (src/cli/args.ts) still gets asimov's wording.
+    const e = parseError(caught) ?? caught;
+    if (e instanceof UsageError) {
+      io.err(`asimov ${name}: ${e.message}\nRun 'asimov ${name} --help' for usage.\n`);
       return EXIT.usage;
     }
     io.err(`asimov ${name}: ${describeError(e)}\n`);

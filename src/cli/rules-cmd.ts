@@ -1,10 +1,10 @@
 // `asimov rules`: the rules in effect, with ids, tiers and reasons; `--markdown` writes the rule reference.
 
-import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { recommended } from '../policy/rules/index.ts';
 import { rulesMarkdown } from '../policy/rules-doc.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 import { styleOf, table } from './style.ts';
 
@@ -15,7 +15,7 @@ Lists the rules in effect for DIR (built-in and custom, with tiers after every p
 `;
 
 export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args: argv,
     options: { cwd: { type: 'string' }, json: { type: 'boolean' }, markdown: { type: 'boolean' }, builtin: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
@@ -27,7 +27,7 @@ export async function rulesCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(rulesMarkdown(recommended));
     return EXIT.ok;
   }
-  const rules = values.builtin ? recommended : createGate({ audit: false, env: io.env }).policyFor(resolve(io.cwd, values.cwd ?? '.')).rules;
+  const rules = values.builtin ? recommended : createGate({ audit: false, env: io.env }).policyFor(cwdOption(values.cwd, io.cwd)).rules;
   const seen = new Set<string>();
   const list = rules.filter((r) => !seen.has(r.id) && seen.add(r.id));
   if (values.json) {

@@ -1,13 +1,14 @@
 // `asimov test [FILE…]`: runs the `tests:` of the policy files in effect (or of the given files)
 // against the real classifier, and says which failed and where.
 
-import { parseArgs } from 'node:util';
 import { basename, dirname, resolve } from 'node:path';
 import { createGate } from '../gate/gate.ts';
 import { runExample } from '../policy/examples.ts';
 import { findProjectRoot, loadPolicy } from '../policy/load.ts';
 import { collectTests, runPolicyTests } from '../policy/policy-tests.ts';
 import { normalizeTool } from '../core/tools.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 export const TEST_HELP = `Usage: asimov test [--cwd DIR] [--json] [FILE…]
@@ -18,7 +19,7 @@ the given policy files (each used as its project's policy). Exit status: 0 all p
 `;
 
 export async function testCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { cwd: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -27,7 +28,7 @@ export async function testCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(TEST_HELP);
     return EXIT.ok;
   }
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const cwd = cwdOption(values.cwd, io.cwd);
   const targets = positionals.length > 0 ? positionals.map((f) => resolve(io.cwd, f)) : [undefined];
   let failed = 0;
   let total = 0;

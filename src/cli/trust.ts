@@ -1,10 +1,11 @@
 // `asimov trust`: records the exact content of a project policy as trusted, so that it may loosen rules.
 
-import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { findProjectRoot, parsePolicyText, readPolicyBytes, PROJECT_POLICY } from '../policy/load.ts';
 import { listTrusted, trustFile, untrustFile } from '../policy/trust.ts';
+import { cwdOption } from './cwd-option.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const TRUST_HELP = `Usage:
@@ -21,7 +22,7 @@ file before you trust it.
 `;
 
 export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { list: { type: 'boolean' }, revoke: { type: 'boolean' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -30,6 +31,7 @@ export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(TRUST_HELP);
     return EXIT.ok;
   }
+  const cwd = cwdOption(values.cwd, io.cwd);
   const opts = { env: io.env };
   if (values.list) {
     const entries = listTrusted(opts);
@@ -38,7 +40,6 @@ export async function trustCommand(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UsageError('give at most one policy file');
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
   const file = positionals[0] !== undefined ? resolve(io.cwd, positionals[0]) : join(findProjectRoot(cwd), PROJECT_POLICY);
   if (values.revoke) {
     io.out(untrustFile(file, opts) ? `no longer trusted: ${file}\n` : `was not trusted: ${file}\n`);

@@ -25,3 +25,14 @@ export function judgeSwitchOn(policyHasJudge: boolean, env: NodeJS.ProcessEnv): 
   const sw = gateCheckSwitch(env.GATE_CHECK);
   return sw ?? policyHasJudge;
 }
+
+/** Whether the judge is on and what decided it, in words for a person (`asimov policy`, `asimov explain`). */
+export function judgeSwitchState(policyHasJudge: boolean, env: NodeJS.ProcessEnv): { on: boolean; why: string } {
+  if (env[JUDGE_CHILD_ENV] === '1') return { on: false, why: `${JUDGE_CHILD_ENV}=1: this is a judge's own child process` };
+  const sw = gateCheckSwitch(env.GATE_CHECK);
+  if (sw === false) return { on: false, why: `GATE_CHECK=${env.GATE_CHECK}${policyHasJudge ? ' (over the policy\'s judge: section)' : ''}` };
+  if (sw === true) return { on: true, why: `GATE_CHECK=${env.GATE_CHECK}${policyHasJudge ? ', with the policy\'s judge: section' : ', with the defaults (the policy has no judge: section)'}` };
+  return policyHasJudge
+    ? { on: true, why: 'the policy\'s judge: section' }
+    : { on: false, why: 'the policy has no judge: section (GATE_CHECK=true or a judge: section turns it on)' };
+}

@@ -3,8 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Decision, ToolCall } from '../../src/core/types.ts';
@@ -14,6 +13,9 @@ import { journalDirOf } from '../../src/audit/paths.ts';
 import { createAuditWriter } from '../../src/audit/writer.ts';
 import { verifyLog } from '../../src/audit/verify.ts';
 import { AsimovError } from '../../src/core/errors.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
+
+const scratch = tempDirs();
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,7 +28,7 @@ function draft(i: number) {
 }
 
 function logIn(): string {
-  return join(mkdtempSync(join(tmpdir(), 'asimov-journal-')), 'state', 'audit.jsonl');
+  return join(scratch('asimov-journal-'), 'state', 'audit.jsonl');
 }
 
 function ids(path: string): string[] {
@@ -100,7 +102,7 @@ describe('a journaled writer', () => {
 
   test('a symbolic link at the journal directory is refused: the records never go where it points', () => {
     const path = logIn();
-    const elsewhere = mkdtempSync(join(tmpdir(), 'asimov-journal-elsewhere-'));
+    const elsewhere = scratch('asimov-journal-elsewhere-');
     mkdirSync(join(path, '..'), { recursive: true });
     symlinkSync(elsewhere, journalDirOf(path));
     const j = journaled(path);

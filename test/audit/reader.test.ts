@@ -1,8 +1,7 @@
 // Tests for reading the log: streamed lines, filters, and `audit tail` output, on real log files.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AsimovError } from '../../src/core/errors.ts';
 import type { Decision, Tier, ToolCall, Verdict } from '../../src/core/types.ts';
@@ -11,9 +10,12 @@ import { createAuditWriter } from '../../src/audit/writer.ts';
 import {
   formatEventLine, parseFilter, parseTime, readEvents, readLogLines, summarizeInput, tailCommand, type AuditFilter,
 } from '../../src/audit/reader.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
+
+const scratch = tempDirs();
 
 function tempPath(name = 'audit.jsonl'): string {
-  return join(mkdtempSync(join(tmpdir(), 'asimov-audit-reader-')), name);
+  return join(scratch('asimov-audit-reader-'), name);
 }
 
 interface Spec {

@@ -2,14 +2,16 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildEvent } from '../../src/audit/event.ts';
 import { createAuditWriter } from '../../src/audit/writer.ts';
 import {
   MAX_DEPTH, MAX_STRING_BYTES, isSensitiveName, redactInput, redactSecrets, truncateString, type SecretKind,
 } from '../../src/audit/redact.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
+
+const scratch = tempDirs();
 
 // Built from pieces, so no scanner flags this file as holding real secrets.
 const GH = 'ghp_' + 'R4nd0mT0k3nV4lu3'.repeat(2) + 'abcd';
@@ -115,7 +117,7 @@ describe('redactSecrets', () => {
 
 describe('redaction in the written log', () => {
   test('no secret of any kind reaches the file, and erased names every field that held one', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'asimov-audit-redact-')), 'audit.jsonl');
+    const path = join(scratch('asimov-audit-redact-'), 'audit.jsonl');
     const w = createAuditWriter({ path });
     assert.ok(w);
     const input = Object.fromEntries(CASES.map((c, i) => [`case${i}`, c.text]));

@@ -1,7 +1,6 @@
 // Tests for `audit stats`: counts, top rules, latency percentiles and the time window, over a real log.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Decision, Tier, ToolCall, Verdict } from '../../src/core/types.ts';
@@ -9,6 +8,9 @@ import { buildEvent } from '../../src/audit/event.ts';
 import { createAuditWriter } from '../../src/audit/writer.ts';
 import { computeStats, percentile, statsCommand } from '../../src/audit/stats.ts';
 import { readEvents } from '../../src/audit/reader.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
+
+const scratch = tempDirs();
 
 interface Spec {
   verdict: Verdict;
@@ -21,7 +23,7 @@ interface Spec {
 }
 
 function writeLog(specs: Spec[]): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'asimov-audit-stats-')), 'audit.jsonl');
+  const path = join(scratch('asimov-audit-stats-'), 'audit.jsonl');
   const w = createAuditWriter({ path });
   assert.ok(w);
   specs.forEach((s, i) => {

@@ -1,17 +1,20 @@
 // Tests for chain verification: every kind of tampering with a real log file is found at the right line.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Decision, ToolCall } from '../../src/core/types.ts';
 import { buildEvent, eventHash } from '../../src/audit/event.ts';
 import { createAuditWriter } from '../../src/audit/writer.ts';
 import { verifyCommand, verifyLog } from '../../src/audit/verify.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
+
+const scratch = tempDirs();
 
 /** A real log of `n` events written by the writer; returns its path and its lines. */
 function makeLog(n: number): { path: string; lines: string[] } {
-  const path = join(mkdtempSync(join(tmpdir(), 'asimov-audit-verify-')), 'audit.jsonl');
+  const path = join(scratch('asimov-audit-verify-'), 'audit.jsonl');
   writeFileSync(path, '');
   const w = createAuditWriter({ path });
   assert.ok(w);

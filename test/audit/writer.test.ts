@@ -3,10 +3,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync,
+  existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync,
   unlinkSync, utimesSync, writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AsimovError } from '../../src/core/errors.ts';
@@ -14,11 +13,14 @@ import type { Decision, ToolCall } from '../../src/core/types.ts';
 import { GENESIS_HASH, buildEvent, eventHash, type AuditEvent } from '../../src/audit/event.ts';
 import { createAuditWriter } from '../../src/audit/writer.ts';
 import { verifyLog } from '../../src/audit/verify.ts';
+import { tempDirs } from '../helpers/temp-dirs.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
+const scratch = tempDirs();
+
 function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'asimov-audit-writer-'));
+  return scratch('asimov-audit-writer-');
 }
 
 function draft(i: number, input: Record<string, unknown> = { command: `echo ${i}` }) {

@@ -216,7 +216,7 @@ describe('asimov rules, policy and audit', () => {
   test('policy shows the layers in effect', () => {
     const r = run(['policy']);
     assert.equal(r.code, 0);
-    assert.match(r.out, /Project root: /);
+    assert.match(r.out, /^Policy for .*\nLayers \(lowest first\)/s);
   });
 
   test('audit tail, stats and verify read what adapters wrote, and verify names a tampered line', () => {

@@ -64,6 +64,7 @@ describe('asimov hook claude with a chain in the user policy', () => {
   test('asimov policy lists the chain, so a person can see what runs', () => {
     const r = spawnSync(process.execPath, [BIN, 'policy'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    assert.ok(r.stdout.includes(`Chains, in the order they run:\n  [shell] ${home}/no-prod.sh (5000 ms; ${home}/.config/asimov/policy.yaml)\n`), r.stdout);
+    assert.match(r.stdout, /^Chains \(.*in the order they run\)\n {2}TOOLS +TIMEOUT +FROM +COMMAND\n {2}shell +5000 ms +~\/\.config\/asimov\/policy\.yaml +(.+)$/m);
+    assert.ok(r.stdout.includes(`~/.config/asimov/policy.yaml  ${home}/no-prod.sh\n`), r.stdout);
   });
 });

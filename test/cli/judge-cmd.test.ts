@@ -323,6 +323,23 @@ describe('asimov judge eval errors', () => {
     assert.match(missing.err, /absent\.jsonl: cannot read the cases file: no such file/);
   });
 
+  test('a judge without its key or binary fails at once, naming what to set, and asks nothing', async () => {
+    const first = server.requests.length;
+    const cases: { args: string[]; env: Record<string, string>; names: RegExp }[] = [
+      { args: ['judge', 'eval', '--base-url', server.url, casesFile], env: { ANTHROPIC_API_KEY: '' }, names: /ANTHROPIC_API_KEY/ },
+      { args: ['judge', 'eval', '--provider', 'openai', casesFile], env: { OPENAI_API_KEY: '' }, names: /OPENAI_API_KEY/ },
+      { args: ['judge', 'eval', '--provider', 'claude-cli', casesFile], env: { PATH: join(root, 'no-such-dir') }, names: /`claude`/ },
+    ];
+    for (const c of cases) {
+      const r = await run(c.args, c.env);
+      assert.equal(r.code, 1, `${c.args.join(' ')}: ${r.out}${r.err}`);
+      assert.equal(r.out, '');
+      assert.match(r.err, c.names);
+      assert.doesNotMatch(r.err, /judging \d+ cases/);
+    }
+    assert.equal(server.requests.length, first);
+  });
+
   test('--help exits 0', async () => {
     const r = await run(['judge', 'eval', '--help']);
     assert.equal(r.code, 0);

@@ -5,8 +5,8 @@
 import OpenAI from 'openai';
 import { parseVerdictText, VERDICT_JSON_SCHEMA, type ParsedVerdict } from '../parse.ts';
 import { failure, sdkFailure, type ProviderReply, type ProviderRequest } from './provider.ts';
+import { isOpenAIItself, OPENAI_BASE_URL } from '../requirements.ts';
 
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 /** Local servers (Ollama, vLLM…) take any key, but the SDK insists on one. */
 const NO_KEY = 'asimov-no-key';
 
@@ -56,14 +56,6 @@ export async function askOpenAI(req: ProviderRequest): Promise<ProviderReply> {
   const u = completion.usage;
   const parsed = readCompletion(completion);
   return u ? { kind: 'answer', parsed, usage: { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 } } : { kind: 'answer', parsed };
-}
-
-function isOpenAIItself(baseURL: string): boolean {
-  try {
-    return new URL(baseURL).hostname.endsWith('openai.com');
-  } catch {
-    return false;
-  }
 }
 
 /** The verdict in a completion: one choice, finished normally, whose text is exactly the verdict object. */
