@@ -32,6 +32,7 @@ const COLD = {
   'src/cli/wire-cmd.ts': 'cmd-wire', 'src/cli/doctor-cmd.ts': 'cmd-doctor', 'src/cli/judge-cmd.ts': 'cmd-judge',
   'src/cli/mcp-cmd.ts': 'cmd-mcp', 'src/cli/mcp-proxy-cmd.ts': 'cmd-mcp-proxy', 'src/cli/mcp-tools-cmd.ts': 'cmd-mcp-tools',
   'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/judge/review.ts': 'judge-review',
+  'src/cli/uninstall-cmd.ts': 'cmd-uninstall',
 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const splitCold = (self) => ({

@@ -243,6 +243,8 @@ export interface WireOptions {
   file?: string;
   /** The record of wired places, updated in memory (the caller saves it). */
   record?: WireRecord;
+  /** Whether --dry-run shows the diff of each file (uninstall's long list of files shows only the changes). */
+  diff?: boolean;
 }
 
 /** Wires (or unwires) one client's config file at one scope and tier, saying what it did; returns the exit code. */
@@ -333,7 +335,8 @@ export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Prom
   const createdByWire = (path: string) => recorded?.files.some((f) => f.path === path && f.created) === true;
   const deleteCreated = o.uninstall && plan.text !== null && createdByWire(target.realPath) && holdsNothingElse(t, file, plan.text);
   if (o.dryRun) {
-    out.push('', lineDiff(text ?? '', plan.text ?? ''), ...(deleteCreated ? ['asimov created this file, so uninstall would delete it'] : []), 'dry run: nothing was written');
+    if (o.diff !== false) out.push('', lineDiff(text ?? '', plan.text ?? ''));
+    out.push(...(deleteCreated ? [`${o.diff !== false ? '' : '  '}asimov created this file, so uninstall would delete it`] : []), `${o.diff !== false ? '' : '  '}dry run: nothing was written`);
   } else if (plan.changes.length > 0 && (plan.text === null || deleteCreated)) {
     // A target that owns its whole file (OpenCode's plugin, Goose's hook plugin) uninstalls by deleting it:
     // an empty file left behind would still be loaded. A file wire created goes the same way.
