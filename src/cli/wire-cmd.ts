@@ -41,7 +41,8 @@ wire <other>  the same for the client's own hook config (format kept, exact unin
 --all         wires every client detected on this machine (each at its usual tier and default scope, or
               --scope when the client has it); with --uninstall, removes asimov from all of them.
 --uninstall   without --tier, removes asimov's wiring of every tier from the client (its hook and its
-              gated tools); with --tier, only that one.
+              gated tools); with --tier, only that one. A file wire created is deleted (and the directories
+              it created, when empty) once nothing else is in it. \`asimov uninstall\` does every place at once.
 --tier 2      instead of a hook: the client's own shell and file tools switched off with its own setting,
               and asimov's gated MCP tools (asimov mcp tools) registered in their place (gemini).
 --tier 3      advisory: the gated tools registered and the client's instruction file asks the agent to
