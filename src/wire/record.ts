@@ -128,9 +128,11 @@ export function findPlace(record: WireRecord, key: Pick<WiredPlace, 'client' | '
 export function recordPlace(record: WireRecord, place: WiredPlace): void {
   const old = findPlace(record, place);
   const files = place.files.map((f) => {
-    const before = old?.files.find((o) => o.path === f.path);
-    // Created now (it did not exist, whatever the record said), or created by an earlier run: created.
-    return f.created || !before?.created ? f : before;
+    // Created now (it did not exist, whatever the record said), or created by an earlier run of this place
+    // or of another one that shares the file (Gemini's hook and gated tools, Codex's config.toml): created.
+    const before = old?.files.find((o) => o.path === f.path && o.created)
+      ?? record.places.flatMap((p) => p.files).find((o) => o.path === f.path && o.created);
+    return f.created || !before ? f : before;
   });
   for (const f of old?.files ?? []) if (!files.some((n) => n.path === f.path)) files.push(f);
   const merged = { ...place, files };

@@ -72,7 +72,8 @@ describe('asimov uninstall', () => {
     const before = snapshot(join(root, 'bytes'));
 
     const here = { home: m.home, cwd: m.project };
-    for (const args of [['claude'], ['gemini'], ['codex'], ['gemini', '--scope', 'project'], ['gemini', '--tier', '2']]) {
+    // Gemini's project settings file is created by its hook and shared with its gated tools (tier 2).
+    for (const args of [['claude'], ['gemini'], ['codex'], ['gemini', '--scope', 'project'], ['gemini', '--tier', '2'], ['gemini', '--tier', '2', '--scope', 'project']]) {
       const r = asimov(['wire', ...args], here);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`);
     }

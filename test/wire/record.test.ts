@@ -44,6 +44,10 @@ test('saved atomically and owner-only, read back; a place wire created stays cre
   const claude = findPlace(back, { client: 'claude', tier: 1, file: '/h/.claude/settings.json' })!;
   assert.equal(claude.deadlineMs, 5000);
   assert.deepEqual(claude.files, [{ path: '/h/.claude/settings.json', created: true, createdDirs: ['/h/.claude'] }]);
+  // Another place that shares a file wire created (Gemini's tier 2 in the settings file of its hook) knows it too.
+  recordPlace(back, place({ tier: 2, files: [{ path: '/h/.claude/settings.json', created: false, createdDirs: [] }] }));
+  assert.equal(findPlace(back, { client: 'claude', tier: 2, file: '/h/.claude/settings.json' })!.files[0]!.created, true);
+  forgetPlace(back, { client: 'claude', tier: 2, file: '/h/.claude/settings.json' });
   forgetPlace(back, claude);
   assert.deepEqual(back.places.map((p) => p.client), ['codex']);
 });
