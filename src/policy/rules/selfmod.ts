@@ -101,7 +101,10 @@ function agentBypassHit(cmd: SimpleCommand, analysis: Analysis): RuleHit | null 
   return null;
 }
 
-/** `asimov trust`, `asimov wire --uninstall`, `asimov init --force`, and removing the package. */
+/** The npm package asimov is published as (`asimov-firewall`), and its short name. */
+const isAsimovPackage = (w: string): boolean => /^asimov(-firewall)?(@|$)/.test(w);
+
+/** `asimov trust`, `asimov wire --uninstall`, `asimov uninstall`, `asimov init --force`, and removing the package. */
 function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
   const name = programName(cmd);
   let words = values(cmd.argv.slice(1));
@@ -115,13 +118,14 @@ function asimovCliHit(cmd: SimpleCommand): RuleHit | null {
       const i = words.findIndex((w) => w === 'asimov' || w.startsWith('asimov@'));
       if (i < 0) return null;
       words = words.slice(i + 1);
-    } else if (['uninstall', 'remove', 'rm', 'un', 'r', 'unlink'].includes(ops[0] ?? '') && ops.slice(1).some((o) => o === 'asimov' || o.startsWith('asimov@'))) {
+    } else if (['uninstall', 'remove', 'rm', 'un', 'r', 'unlink'].includes(ops[0] ?? '') && ops.slice(1).some(isAsimovPackage)) {
       return { reason: 'Uninstalling asimov removes the firewall the agent runs under; the user must do this.' };
     } else return null;
   } else if (name !== 'asimov') return null;
   const ops = words.filter((w) => !w.startsWith('-'));
   const sub = ops[0];
   if (sub === 'trust' || sub === 'untrust') return { reason: `\`asimov ${sub}\` decides which policy files may loosen the rules; only the user may run it.` };
+  if (sub === 'uninstall') return { reason: '`asimov uninstall` removes the hooks that check the agent from every client; only the user may run it.' };
   if (sub === 'wire' && words.some((w) => w === '--uninstall' || w === '--remove')) return { reason: '`asimov wire --uninstall` removes the hooks that check the agent; only the user may run it.' };
   if (sub === 'init' && words.some((w) => w === '--force' || w === '-f')) return { reason: '`asimov init --force` overwrites the project\'s policy; only the user may run it.' };
   return null;
