@@ -33,6 +33,7 @@ const COLD = {
   'src/cli/mcp-cmd.ts': 'cmd-mcp', 'src/cli/mcp-proxy-cmd.ts': 'cmd-mcp-proxy', 'src/cli/mcp-tools-cmd.ts': 'cmd-mcp-tools',
   'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/cli/mcp-allow-cmd.ts': 'cmd-mcp-allow',
   'src/judge/review.ts': 'judge-review', 'src/cli/active-banner.ts': 'cmd-banner',
+  'src/cli/uninstall-cmd.ts': 'cmd-uninstall',
 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const splitCold = (self) => ({

@@ -7,10 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeError } from '../core/errors.ts';
 import { runningBuildId } from './daemon/build-id.ts';
-import { PROTOCOL_VERSION, type DaemonStatus } from './daemon/protocol.ts';
-import { sendRequest } from './daemon/request.ts';
+import { describeStop, POLL_MS, queryStatus, sleep, stopDaemon, WAIT_MS } from './daemon/control.ts';
 import { startServer } from './daemon/server.ts';
-import { ensurePrivateDir, isPrivateDir, socketPathFor } from './daemon/socket-path.ts';
+import { ensurePrivateDir, socketPathFor } from './daemon/socket-path.ts';
 import { parseOptions, unknownName } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { main } from './main.ts';
@@ -28,9 +27,6 @@ loading asimov. Optional: without it, every call decides in its own process. ASI
 `;
 
 const DEFAULT_IDLE_MINUTES = 30;
-/** How long start and stop wait for the daemon to come up or go away. */
-const WAIT_MS = 10_000;
-const POLL_MS = 25;
 
 export async function daemonCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -62,17 +58,6 @@ export async function daemonCommand(argv: string[], io: CliIO): Promise<number> 
       return stop(socketPath, io);
     default:
       return status(socketPath, io, values.json === true);
-  }
-}
-
-/** The running daemon's status, or null when none answers (or its directory is not private). */
-async function queryStatus(socketPath: string): Promise<DaemonStatus | null> {
-  if (!isPrivateDir(dirname(socketPath))) return null;
-  try {
-    const reply = (await sendRequest(socketPath, { v: PROTOCOL_VERSION, op: 'status' }, 2000)) as { status?: DaemonStatus };
-    return reply.status ?? null;
-  } catch {
-    return null;
   }
 }
 
@@ -142,27 +127,13 @@ async function start(socketPath: string, idleMinutes: number, io: CliIO): Promis
 }
 
 async function stop(socketPath: string, io: CliIO): Promise<number> {
-  const live = await queryStatus(socketPath);
-  if (!live) {
-    io.out(`asimov daemon: none running at ${socketPath}\n`);
-    return EXIT.ok;
-  }
-  try {
-    await sendRequest(socketPath, { v: PROTOCOL_VERSION, op: 'stop' }, 2000);
-  } catch (e) {
-    io.err(`asimov daemon: could not ask it to stop: ${describeError(e)}\n`);
+  const r = await stopDaemon(socketPath);
+  if (r.kind === 'failed') {
+    io.err(`asimov daemon: ${describeStop(r, socketPath)}\n`);
     return EXIT.error;
   }
-  const deadline = Date.now() + WAIT_MS;
-  while (Date.now() < deadline) {
-    if ((await queryStatus(socketPath)) === null) {
-      io.out(`asimov daemon: stopped (pid ${live.pid})\n`);
-      return EXIT.ok;
-    }
-    await sleep(POLL_MS);
-  }
-  io.err(`asimov daemon: pid ${live.pid} still answers at ${socketPath}\n`);
-  return EXIT.error;
+  io.out(`asimov daemon: ${describeStop(r, socketPath)}\n`);
+  return EXIT.ok;
 }
 
 async function status(socketPath: string, io: CliIO, json: boolean): Promise<number> {
@@ -184,8 +155,4 @@ function formatDuration(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ${s % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

@@ -35,6 +35,7 @@ Clients:
   doctor    check that a client runs asimov before every tool call, and what to fix
   mcp       proxy | tools | scan | pins: the MCP firewall proxy and the gated MCP tools
   daemon    start | stop | status | run: an optional resident process that makes hook and check start fast
+  uninstall take asimov out of every client and scope wire wrote, stop the daemon; --purge: its data too
 
 Run \`asimov <command> --help\` for a command's options.
 `;
@@ -56,6 +57,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import('./doctor-cmd.ts')).doctorCommand,
   mcp: async () => (await import('./mcp-cmd.ts')).mcpCommand,
   daemon: async () => (await import('./daemon-cmd.ts')).daemonCommand,
+  uninstall: async () => (await import('./uninstall-cmd.ts')).uninstallCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -6,9 +6,12 @@ import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AsimovError } from '../core/errors.ts';
+import { AsimovError, describeError } from '../core/errors.ts';
 import { findProjectRoot } from '../policy/load.ts';
-import { WIRE_TARGETS, tierOf, wireTargetFor, wireTargetsOf, type Tier, type WireTarget } from '../wire/targets.ts';
+import { WIRE_TARGETS, holdsNothingElse, tierOf, wireTargetFor, wireTargetsOf, type Tier, type WireTarget } from '../wire/targets.ts';
+import {
+  findPlace, forgetPlace, missingDirs, readWireRecord, recordPlace, removeEmptyDirs, saveWireRecord, wireRecordPath, type WireRecord, type WrittenFile,
+} from '../wire/record.ts';
 import { toolsServerLaunch, type ToolsServerLaunch } from '../wire/mcp-server-entry.ts';
 import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
 import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
@@ -19,6 +22,7 @@ export const WIRE_HELP = `Usage:
   asimov wire <client…> | --all [--scope S] [--tier 1|2|3] [--dry-run] [--uninstall]
                        [--on-allow approve|passthrough] [--deadline-ms N] [--cwd DIR]
   asimov wire --list [--verbose] [--json] [--cwd DIR]
+  asimov wire --refresh [--dry-run]
 
 Clients: claude (scopes user, project, local), gemini (user, project, system), codex (user, project),
 copilot (user, project), qwen, droid, cursor, windsurf, kimi, opencode, goose (tier 1: a native hook),
@@ -37,11 +41,17 @@ wire <other>  the same for the client's own hook config (format kept, exact unin
 --all         wires every client detected on this machine (each at its usual tier and default scope, or
               --scope when the client has it); with --uninstall, removes asimov from all of them.
 --uninstall   without --tier, removes asimov's wiring of every tier from the client (its hook and its
-              gated tools); with --tier, only that one.
+              gated tools); with --tier, only that one. A file wire created is deleted (and the directories
+              it created, when empty) once nothing else is in it. \`asimov uninstall\` does every place at once.
 --tier 2      instead of a hook: the client's own shell and file tools switched off with its own setting,
               and asimov's gated MCP tools (asimov mcp tools) registered in their place (gemini).
 --tier 3      advisory: the gated tools registered and the client's instruction file asks the agent to
               prefer them; the client's own tools still run unchecked (grok, which has nothing stronger).
+--refresh     wires every recorded place again (each client, scope and tier wire ever wrote, project
+              scopes in other directories too) with this install's node and asimov and the options it was
+              wired with: run it after upgrading or moving node or asimov (\`asimov doctor\` says when).
+              A recorded project that no longer exists is dropped. The record: $XDG_STATE_HOME/asimov/wired.json
+              (else ~/.local/state/asimov/wired.json); \`asimov uninstall\` removes asimov from every place in it.
 --list        a table: each known client, installed here or not, where asimov is wired, the enforcement
               tier (1 native hook, 2 native tools off and gated tools in place, 3 advisory) and why.
 
@@ -60,6 +70,7 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       'deadline-ms': { type: 'string' },
       list: { type: 'boolean' },
       all: { type: 'boolean' },
+      refresh: { type: 'boolean' },
       tier: { type: 'string' },
       verbose: { type: 'boolean', short: 'v' },
       json: { type: 'boolean' },
@@ -78,6 +89,12 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
     return listCommand(io, { home, cwd, json: values.json === true, verbose: values.verbose === true });
   }
   if (values.json) throw new UsageError('--json goes with --list');
+  if (values.refresh) {
+    if (positionals.length > 0 || values.all || values.uninstall || values.scope !== undefined || values.tier !== undefined || values['on-allow'] !== undefined || values['deadline-ms'] !== undefined) {
+      throw new UsageError('--refresh rewires every recorded place with the options it was wired with: give no client, --all, --uninstall, --scope, --tier, --on-allow or --deadline-ms');
+    }
+    return refreshCommand(io, { home, dryRun: values['dry-run'] === true });
+  }
   let tier: Tier | undefined;
   if (values.tier !== undefined) {
     if (!['1', '2', '3'].includes(values.tier)) throw new UsageError(`--tier must be 1, 2 or 3, got '${values.tier}'`);
@@ -128,12 +145,13 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       throw new UsageError(`--deadline-ms must be a whole number from 100 to 600000, got '${values['deadline-ms']}'`);
     }
   }
+  const dryRun = values['dry-run'] === true;
+  const record = openRecord(io, home);
   let code: number = EXIT.ok;
   for (const [i, { target, scope }] of plans.entries()) {
     if (i > 0) io.out('\n');
     const one = await wireTarget(io, target, {
-      home, cwd, scope,
-      dryRun: values['dry-run'] === true,
+      home, cwd, scope, dryRun, record,
       uninstall: values.uninstall === true,
       args: onAllow ? ['--on-allow', onAllow] : [],
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),
@@ -141,6 +159,67 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
     // One client's unreadable config does not stop the others; the exit code says something failed.
     if (one !== EXIT.ok) code = one;
   }
+  if (!dryRun) saveRecord(io, record);
+  return code;
+}
+
+/**
+ * The record of wired places (src/wire/record.ts). One that cannot be read is said on stderr and treated
+ * as empty: wiring goes on, and the unreadable file is set aside when the new record is saved.
+ */
+export function openRecord(io: CliIO, home: string): OpenRecord {
+  const record = readWireRecord(wireRecordPath(io.env, home));
+  if (record.problem !== undefined) {
+    io.err(`asimov: note: the record of wired places ${record.path} could not be read (${record.problem}); places recorded there are not known to this run\n`);
+  }
+  return Object.assign(record, { saved: JSON.stringify(record.places) });
+}
+
+export type OpenRecord = WireRecord & { saved: string };
+
+/** Saves the record when this run changed it. A record that cannot be written is a warning: the wiring itself is done. */
+export function saveRecord(io: CliIO, record: OpenRecord): void {
+  if (JSON.stringify(record.places) === record.saved && record.problem === undefined) return;
+  try {
+    saveWireRecord(record);
+    record.saved = JSON.stringify(record.places);
+  } catch (e) {
+    io.err(`asimov: warning: could not write the record of wired places (${describeError(e)}); \`asimov uninstall\` and \`asimov wire --refresh\` will only find these places through \`asimov wire --list\` in this home and project\n`);
+  }
+}
+
+/**
+ * `asimov wire --refresh`: every recorded place wired again with this install's node and asimov, and the
+ * options it was wired with. A recorded project that no longer exists is said and dropped from the record.
+ */
+async function refreshCommand(io: CliIO, o: { home: string; dryRun: boolean }): Promise<number> {
+  const record = openRecord(io, o.home);
+  if (record.places.length === 0) {
+    io.out(`asimov wire --refresh: no wired place is recorded (${record.path}). \`asimov wire --list\` shows where asimov is wired here; \`asimov wire <client>\` wires one and records it.\n`);
+    return EXIT.ok;
+  }
+  let code: number = EXIT.ok;
+  for (const [i, place] of [...record.places].entries()) {
+    if (i > 0) io.out('\n');
+    const target = wireTargetFor(place.client, place.tier);
+    if (!target || !target.scopes.includes(place.scope)) {
+      io.out(`${place.client} (${place.scope}, tier ${place.tier}): ${place.file}\n  this asimov cannot wire it any more; dropped from the record\n`);
+      if (!o.dryRun) forgetPlace(record, place);
+      continue;
+    }
+    if (place.projectRoot !== undefined && !existsSync(place.projectRoot)) {
+      io.out(`${target.label} (${place.scope}): ${place.file}\n  the project ${place.projectRoot} no longer exists: ${o.dryRun ? 'it would be' : 'it is'} dropped from the record\n`);
+      if (!o.dryRun) forgetPlace(record, place);
+      continue;
+    }
+    const one = await wireTarget(io, target, {
+      home: o.home, cwd: place.projectRoot ?? io.cwd, scope: place.scope, dryRun: o.dryRun, uninstall: false, record,
+      file: place.file, args: place.args, ...(place.deadlineMs !== undefined ? { deadlineMs: place.deadlineMs } : {}),
+      ...(place.projectRoot !== undefined ? { projectRoot: place.projectRoot } : {}),
+    });
+    if (one !== EXIT.ok) code = one;
+  }
+  if (!o.dryRun) saveRecord(io, record);
   return code;
 }
 
@@ -151,7 +230,7 @@ function detectedClients(io: CliIO, home: string, cwd: string): string[] {
     .map((c) => c.name);
 }
 
-interface WireOptions {
+export interface WireOptions {
   home: string;
   cwd: string;
   scope: string;
@@ -159,16 +238,27 @@ interface WireOptions {
   uninstall: boolean;
   args: string[];
   deadlineMs?: number;
+  /** The project a recorded place belongs to; else the one found above `cwd`. */
+  projectRoot?: string;
+  /** The config file of a recorded place (as it was recorded); else the scope's file here. */
+  file?: string;
+  /** The record of wired places, updated in memory (the caller saves it). */
+  record?: WireRecord;
+  /** Whether --dry-run shows the diff of each file (uninstall's long list of files shows only the changes). */
+  diff?: boolean;
 }
 
-async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<number> {
-  const projectRoot = findProjectRoot(o.cwd);
+/** Wires (or unwires) one client's config file at one scope and tier, saying what it did; returns the exit code. */
+export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<number> {
+  const projectRoot = o.projectRoot ?? findProjectRoot(o.cwd);
   const ctx = { home: o.home, projectRoot, env: io.env };
-  const file = t.configPath(o.scope, ctx);
+  const file = o.file ?? t.configPath(o.scope, ctx);
   const out: string[] = [`${t.label} (${o.scope}${tierOf(t) === 1 ? '' : `, tier ${tierOf(t)}`}): ${file}`];
-  if (o.scope !== 'user' && !existsSync(resolve(projectRoot, '.git')) && !existsSync(resolve(projectRoot, '.asimov'))) {
+  if (o.projectRoot === undefined && o.scope !== 'user' && !existsSync(resolve(projectRoot, '.git')) && !existsSync(resolve(projectRoot, '.asimov'))) {
     out.push(`  note: no .git or .asimov above ${o.cwd}, so the project root is taken to be that directory`);
   }
+  const key = { client: t.client, tier: tierOf(t), file };
+  const recorded = o.record ? findPlace(o.record, key) : undefined;
 
   // Uninstalling needs no command line: it removes whatever asimov entries the file holds.
   let command = '';
@@ -179,7 +269,7 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     const asimovPath = locateAsimovEntry();
     if (asimovPath === null) {
       io.err(`asimov wire: cannot find asimov's entry point bin/asimov.cjs beside this program (${fileURLToPath(import.meta.url)}).\n`
-        + `The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (npx asimov wire ${t.client}).\n`);
+        + `The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (\`npm install -g asimov-firewall\`, then \`asimov wire ${t.client}\`).\n`);
       return EXIT.error;
     }
     const watchdog = detectWatchdog(io.env);
@@ -216,21 +306,43 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     }
     throw e;
   }
+  // What each file was before this run, for the record: a file that does not exist yet is created now.
+  const written = [{ path: target.realPath, text: plan.text }, ...extras.map((x) => ({ path: resolveTarget(x.file).realPath, text: x.text }))]
+    .map(({ path }): WrittenFile => (existsSync(path) ? { path, created: false, createdDirs: [] } : { path, created: true, createdDirs: missingDirs(path) }));
+  const remember = () => {
+    if (o.dryRun || !o.record) return;
+    if (o.uninstall) {
+      forgetPlace(o.record, key);
+      return;
+    }
+    recordPlace(o.record, {
+      ...key, scope: o.scope, ...(o.scope === 'user' || o.scope === 'system' ? {} : { projectRoot }),
+      args: o.args, ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
+      wiredAt: new Date().toISOString(),
+      // A file that exists and holds nothing of asimov's is not written to: only the ones that will exist.
+      files: written.filter((_, i) => (i === 0 ? plan.text : extras[i - 1]!.text) !== null),
+    });
+  };
   if (plan.changes.length === 0 && extras.every((x) => x.changes.length === 0)) {
     const what = tierOf(t) === 1 ? 'hooks' : 'gated tools';
     out.push(o.uninstall ? `  nothing to change: no asimov ${what} in this file` : `  nothing to change: asimov's ${what} are installed and current`);
     io.out(`${out.join('\n')}\n`);
+    remember();
     return EXIT.ok;
   }
   if (text === null) out.push(`  the file does not exist yet: ${o.dryRun ? 'it would be' : 'it is'} created`);
   out.push(...plan.changes.map((c) => `  ${c}`));
+  // On uninstall, a file wire created goes when nothing but what wire leaves of nothing remains in it.
+  const createdByWire = (path: string) => recorded?.files.some((f) => f.path === path && f.created) === true;
+  const deleteCreated = o.uninstall && plan.text !== null && createdByWire(target.realPath) && holdsNothingElse(t, file, plan.text);
   if (o.dryRun) {
-    out.push('', lineDiff(text ?? '', plan.text ?? ''), 'dry run: nothing was written');
-  } else if (plan.changes.length > 0 && plan.text === null) {
+    if (o.diff !== false) out.push('', lineDiff(text ?? '', plan.text ?? ''));
+    out.push(...(deleteCreated ? [`${o.diff !== false ? '' : '  '}asimov created this file, so uninstall would delete it`] : []), `${o.diff !== false ? '' : '  '}dry run: nothing was written`);
+  } else if (plan.changes.length > 0 && (plan.text === null || deleteCreated)) {
     // A target that owns its whole file (OpenCode's plugin, Goose's hook plugin) uninstalls by deleting it:
-    // an empty file left behind would still be loaded.
-    rmSync(file, { force: true });
-    out.push('  deleted');
+    // an empty file left behind would still be loaded. A file wire created goes the same way.
+    rmSync(target.realPath, { force: true });
+    out.push(deleteCreated ? '  deleted (asimov had created it, and nothing else was in it)' : '  deleted');
   } else if (plan.changes.length > 0) {
     writeFileAtomic(file, plan.text ?? '', t.modes(o.scope));
     out.push(`  written${target.viaSymlink ? ` to ${target.realPath}` : ''}`);
@@ -239,9 +351,17 @@ async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Promise<num
     if (x.changes.length === 0) continue;
     out.push(`${x.file}:`, ...x.changes.map((c) => `  ${c}`));
     if (o.dryRun) continue;
+    const real = resolveTarget(x.file).realPath;
     if (x.text === null) rmSync(x.file, { force: true });
-    else writeFileAtomic(x.file, x.text, t.modes(o.scope));
+    else if (o.uninstall && createdByWire(real) && x.text.trim() === '') {
+      rmSync(real, { force: true });
+      out.push('  deleted (asimov had created it, and nothing else was in it)');
+    } else writeFileAtomic(x.file, x.text, t.modes(o.scope));
   }
+  if (o.uninstall && !o.dryRun && recorded) {
+    for (const d of removeEmptyDirs(recorded.files.flatMap((f) => f.createdDirs))) out.push(`  removed the empty directory ${d} (asimov had created it)`);
+  }
+  remember();
   if (!o.uninstall && !o.dryRun) {
     out.push(...(t.notes?.(o.scope) ?? []).map((l) => `  ${l}`));
     // Each tool call starts a hook process; the resident daemon makes that start about twice as fast.
@@ -338,7 +458,7 @@ function describeClient(c: ClientStatus): string {
   const tiers = new Set((c.scopes ?? []).map((x) => x.tier));
   for (const s of c.scopes ?? []) {
     let state: string = s.state;
-    if (s.state === 'outdated') state = `outdated: names another node or asimov; run asimov wire ${c.name} again`;
+    if (s.state === 'outdated') state = `outdated: names another node or asimov; rewire with asimov wire --refresh (or asimov wire ${c.name} --scope ${s.scope})`;
     else if (s.state === 'partial') state = `partial: only ${s.events.map((e) => e.event).join(', ')}`;
     else if (s.state === 'unreadable') state = `unreadable: ${s.error}`;
     else if (s.state === 'installed') {

@@ -38,6 +38,7 @@ export async function doctorHookClient(client: string, o: DoctorOptions): Promis
 
   const wired: WiredFile[] = [];
   const commands: string[] = [];
+  const placeOf = new Map<string, { scope: string; file: string }>();
   for (const s of scopes.filter((x) => x.tier === 1 && x.state !== 'not installed' && x.state !== 'unreadable')) {
     const found = readWired(client, s);
     if ('check' in found) {
@@ -46,7 +47,11 @@ export async function doctorHookClient(client: string, o: DoctorOptions): Promis
     }
     checks.push({ status: 'ok', title: `asimov's hook is in ${s.path} (${s.scope})` });
     wired.push(found.file);
-    for (const c of found.commands) if (!commands.includes(c)) commands.push(c);
+    for (const c of found.commands) {
+      if (commands.includes(c)) continue;
+      commands.push(c);
+      placeOf.set(c, { scope: s.scope, file: s.path });
+    }
   }
 
   if (wired.length === 0 && !checks.some((c) => c.status === 'fail')) checks.push(notWired(client, label, scopes, others));
@@ -66,6 +71,7 @@ export async function doctorHookClient(client: string, o: DoctorOptions): Promis
         client, label, command, timeoutMs: clientTimeoutMs(command), env: o.env,
         payload: (c) => protocol.doctorPayload!(c, o.cwd),
         verdict: protocol.doctorVerdict,
+        ...(placeOf.has(command) ? { place: placeOf.get(command)! } : {}),
       }, o)));
     }
   }

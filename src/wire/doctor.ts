@@ -6,7 +6,9 @@
 // command line on a dangerous and an everyday call, the policy check, and the verdict.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { hookDeadlineMs, isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
+import { hookDeadlineMs, installedPaths, isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
+import { readWireRecord, wireRecordPath } from './record.ts';
+import { wireTargetFor } from './targets.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
 import { isPlainObject } from '../core/json.ts';
 import { BoundedOutput, runGroup } from '../core/run-group.ts';
@@ -186,6 +188,7 @@ async function checkCommandLine(hook: FoundHook, o: DoctorOptions): Promise<Doct
     env: { ...o.env, CLAUDE_PROJECT_DIR: o.projectRoot },
     payload: (command) => protocol.doctorPayload!(command, o.cwd),
     verdict: protocol.doctorVerdict!,
+    place: { scope: hook.scope, file: hook.file },
   }, o)));
   return out;
 }
@@ -206,6 +209,8 @@ export interface CommandLineRun {
   payload: (command: string) => unknown;
   /** What the client makes of the hook's reply (HookProtocol.doctorVerdict). */
   verdict: (r: CommandRun) => string;
+  /** The config file the line is installed in, and its scope: for the exact command that fixes it. */
+  place?: { scope: string; file: string };
 }
 
 /** The verdicts that let an everyday call go on: allowed, or left to the client's own flow. */
@@ -220,6 +225,8 @@ export async function runCommandLine(c: CommandLineRun, o: DoctorOptions): Promi
   // A config file of the project is anyone's to edit (a cloned repository's), and a line that only carries
   // asimov's marker could run anything: doctor runs no line it would not have written itself.
   if (o.own === null || !isOwnHookCommand(c.command, c.client, o.own, o.env)) {
+    const moved = o.own === null ? null : movedInstallCheck(c, o, o.own);
+    if (moved) return [moved];
     return [{
       status: 'fail',
       title: 'doctor did not run the installed command line: it is not the one this asimov installs',
@@ -258,6 +265,32 @@ export async function runCommandLine(c: CommandLineRun, o: DoctorOptions): Promi
     });
   }
   return out;
+}
+
+/**
+ * A line of asimov's that names another node or asimov than this install's (node or asimov moved, was
+ * upgraded or removed): why that matters and the exact command that rewires it, `asimov wire --refresh`
+ * when wire recorded the place, else `asimov wire <client> --scope S`. Null for a line of another shape.
+ */
+export function movedInstallCheck(c: Pick<CommandLineRun, 'client' | 'label' | 'command' | 'place'>, o: Pick<DoctorOptions, 'home' | 'env'>, own: OwnInstall): DoctorCheck | null {
+  const named = installedPaths(c.command, c.client);
+  if (named === null || (named.nodePath === own.nodePath && named.asimovPath === own.asimovPath)) return null;
+  let why: string;
+  if (!existsSync(named.nodePath)) why = `the hook runs ${named.nodePath}, which does not exist: every tool call is blocked until rewired`;
+  else if (!existsSync(named.asimovPath)) why = `the hook runs asimov from ${named.asimovPath}, which does not exist: every tool call is blocked until rewired`;
+  else {
+    const which = named.nodePath !== own.nodePath ? `node ${named.nodePath}, not this install's ${own.nodePath}` : `asimov ${named.asimovPath}, not this install's ${own.asimovPath}`;
+    why = `the hook runs ${which}: another or an older asimov decides ${c.label}'s calls`;
+  }
+  const recorded = c.place !== undefined && readWireRecord(wireRecordPath(o.env, o.home)).places.some((p) => p.client === c.client && p.file === c.place!.file);
+  const defaultScope = wireTargetFor(c.client)?.scopes[0];
+  const command = recorded ? 'asimov wire --refresh' : `asimov wire ${c.client}${c.place && c.place.scope !== defaultScope ? ` --scope ${c.place.scope}` : ''}`;
+  return {
+    status: 'fail',
+    title: why,
+    detail: `installed${c.place ? ` in ${c.place.file}` : ''}: ${c.command.slice(0, 400)}\nthis asimov installs: ${own.nodePath} ${own.asimovPath} hook ${c.client} …`,
+    fix: `run \`${command}\` (${recorded ? 'it rewires every place wire recorded with this install\'s node and asimov' : 'wire recorded no such place, so name it'}); doctor does not run a line this asimov would not write`,
+  };
 }
 
 /** The reason in a JSON reply, in the fields the clients use for it; else the output itself. */

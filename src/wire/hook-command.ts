@@ -145,3 +145,35 @@ function watchdogsOf(line: string, env: NodeJS.ProcessEnv): Watchdog[] {
   }
   return out;
 }
+
+/**
+ * The node and asimov a hook command line of asimov's runs (the two words before `hook <client>`), read
+ * as a POSIX shell would read the quoting buildHookCommand writes; null for a line not of that shape. Only
+ * for saying what a stale line names: nothing here decides whether a line is run.
+ */
+export function installedPaths(line: string, client: string): OwnInstall | null {
+  if (!isAsimovHookCommand(line, client)) return null;
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (ch === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) return null;
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (ch === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + line[++i];
+    } else if (ch === ' ' || ch === '\t') {
+      if (word !== null) words.push(word);
+      word = null;
+      // The failure handler and the marker follow the words; asimov's own come before `||`.
+      if (line.startsWith('|| ', i + 1)) break;
+    } else word = (word ?? '') + ch;
+  }
+  const at = words.findIndex((w, i) => w === 'hook' && words[i + 1] === client && i >= 2);
+  if (at < 0) return null;
+  const nodePath = words[at - 2]!;
+  const asimovPath = words[at - 1]!;
+  return isAbsolute(nodePath) && isAbsolute(asimovPath) ? { nodePath, asimovPath } : null;
+}

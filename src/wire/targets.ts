@@ -4,7 +4,8 @@
 
 import { CLAUDE_HOOK_EVENTS, claudeSettingsPaths, planClaudeHooks } from './claude.ts';
 import { codexTarget } from './codex.ts';
-import type { ToolsServerLaunch } from './mcp-server-entry.ts';
+import { toolsServerLaunch, type ToolsServerLaunch } from './mcp-server-entry.ts';
+import { buildHookCommand } from './hook-command.ts';
 import { geminiToolsTarget } from './gemini-tools.ts';
 import { grokTarget } from './grok.ts';
 import { copilotTarget } from './copilot.ts';
@@ -122,4 +123,22 @@ export function wireTargetFor(client: string, tier?: Tier): WireTarget | undefin
 export function wireTargetsOf(client: string): WireTarget[] {
   const main = Object.hasOwn(WIRE_TARGETS, client) ? [WIRE_TARGETS[client]!] : [];
   return [...main, ...(OTHER_TIER_TARGETS[client] ?? [])].sort((a, b) => tierOf(a) - tierOf(b));
+}
+
+/**
+ * What uninstalling leaves of a config file that wiring created from nothing (`{}`, `{"version": 1}`, an
+ * empty TOML): a created file that holds exactly this (or only whitespace) after uninstall holds nothing of
+ * the person's, and is deleted rather than left behind. Null for a target that deletes its file itself.
+ */
+export function leftOfNothing(t: WireTarget, file: string): string | null {
+  const [node, asimov] = ['/usr/bin/node', '/opt/asimov/bin/asimov.cjs'];
+  const built = buildHookCommand({ client: t.client, nodePath: node, asimovPath: asimov, watchdog: { kind: 'none' } });
+  const o: PlanOptions = { command: built.command, timeoutSec: built.clientTimeoutSec, uninstall: false, file, tools: toolsServerLaunch(node, asimov) };
+  const installed = t.plan(null, o);
+  return t.plan(installed.text, { ...o, command: '', uninstall: true }).text;
+}
+
+/** Whether what remains of a file after uninstall is only what wiring would leave of nothing. */
+export function holdsNothingElse(t: WireTarget, file: string, remaining: string | null): boolean {
+  return remaining === null || remaining.trim() === '' || remaining === leftOfNothing(t, file);
 }

@@ -315,7 +315,61 @@ describe('asimov wire --list', () => {
     const group = { matcher: '*', hooks: [{ type: 'command', command: old, timeout: 50 }] };
     writeFileSync(s.settings, JSON.stringify({ hooks: { PreToolUse: [group], PermissionRequest: [group] } }));
     const r = run(['--list', '--verbose'], { home: s.home, cwd: s.project });
-    assert.match(r.out, /user +\S+settings\.json: outdated: names another node or asimov; run asimov wire claude again\n/);
+    assert.match(r.out, /user +\S+settings\.json: outdated: names another node or asimov; rewire with asimov wire --refresh \(or asimov wire claude --scope user\)\n/);
+  });
+});
+
+describe('asimov wire --refresh', () => {
+  test('rewires every recorded place with this node and asimov and the options it was wired with; drops a project that is gone', () => {
+    const s = scratch('refresh');
+    const other = join(s.home, 'other');
+    const gone = join(s.home, 'gone');
+    for (const d of [other, gone]) mkdirSync(join(d, '.git'), { recursive: true });
+    assert.equal(run(['claude', '--deadline-ms', '5000', '--on-allow', 'passthrough'], { home: s.home, cwd: s.project }).code, 0);
+    assert.equal(run(['claude', '--scope', 'project'], { home: s.home, cwd: other }).code, 0);
+    assert.equal(run(['gemini', '--scope', 'project'], { home: s.home, cwd: gone }).code, 0);
+    rmSync(gone, { recursive: true });
+    // Node moved: every hook names a node that is not there any more.
+    const files = [s.settings, join(other, '.claude', 'settings.json')];
+    for (const f of files) writeFileSync(f, readFileSync(f, 'utf8').split(process.execPath).join('/old/node'));
+    assert.match(run(['--list', '--verbose'], { home: s.home, cwd: s.project }).out, /user +\S+settings\.json: outdated/);
+
+    const dry = run(['--refresh', '--dry-run'], { home: s.home, cwd: s.project });
+    assert.equal(dry.code, 0, dry.err);
+    assert.match(dry.out, /dry run: nothing was written/);
+    assert.ok(readFileSync(s.settings, 'utf8').includes('/old/node'));
+
+    const r = run(['--refresh'], { home: s.home, cwd: s.home });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, new RegExp(`Claude Code settings \\(user\\): ${s.settings}\\n {2}updated PreToolUse hook \\(matcher \\*\\): new command line\\n`));
+    assert.match(r.out, new RegExp(`Claude Code settings \\(project\\): ${join(other, '.claude', 'settings.json')}\\n {2}updated PreToolUse hook`));
+    assert.match(r.out, new RegExp(`the project ${gone} no longer exists: it is dropped from the record`));
+    const user = read(s.settings).hooks['PreToolUse']![0]!.hooks[0]!.command;
+    assert.ok(user.includes(`${process.execPath} ${BIN} hook claude --deadline-ms 5000 --on-allow passthrough`), user);
+    assert.ok(read(join(other, '.claude', 'settings.json')).hooks['PreToolUse']![0]!.hooks[0]!.command.includes(`${process.execPath} ${BIN} hook claude --deadline-ms 40000 ||`));
+    const record = JSON.parse(readFileSync(join(s.home, '.local', 'state', 'asimov', 'wired.json'), 'utf8')) as { places: { client: string }[] };
+    assert.deepEqual(record.places.map((p) => p.client), ['claude', 'claude']);
+    assert.match(run(['--refresh'], { home: s.home, cwd: s.project }).out, /nothing to change[\s\S]*nothing to change/);
+
+    const bad = run(['--refresh', 'claude'], { home: s.home, cwd: s.project });
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /--refresh rewires every recorded place/);
+    noStackTrace(bad);
+  });
+
+  test('a record that cannot be read is said, and wiring goes on', () => {
+    const s = scratch('bad-record');
+    const record = join(s.home, '.local', 'state', 'asimov', 'wired.json');
+    mkdirSync(join(s.home, '.local', 'state', 'asimov'), { recursive: true });
+    writeFileSync(record, '{ nope');
+    const r = run(['claude'], { home: s.home, cwd: s.project });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /note: the record of wired places \S+wired\.json could not be read \(it is not valid: /);
+    assert.equal(readFileSync(`${record}.bad`, 'utf8'), '{ nope');
+    assert.equal((JSON.parse(readFileSync(record, 'utf8')) as { places: unknown[] }).places.length, 1);
+    const none = run(['--refresh'], { home: join(s.home, 'nobody'), cwd: s.project });
+    assert.equal(none.code, 0, none.err);
+    assert.match(none.out, /no wired place is recorded/);
   });
 });
 

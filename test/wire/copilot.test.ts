@@ -96,7 +96,7 @@ describe('`asimov wire copilot` on a scratch HOME', () => {
   const scratch = wireScratch('copilot');
   const file = join(scratch.home, '.copilot', 'hooks', 'asimov.json');
 
-  wireRunTest('installs, is idempotent, and uninstalls to a file with no hooks', scratch, {
+  wireRunTest('installs, is idempotent, and uninstalls, deleting the file it created', scratch, {
     file,
     said: [/added preToolUse hook \(every tool\)/],
     installed: (text) => {
@@ -108,7 +108,9 @@ describe('`asimov wire copilot` on a scratch HOME', () => {
     },
     mode: 0o600,
     uninstalled: (text) => {
-      assert.equal(text, '{\n  "version": 1\n}\n');
+      // wire created the file and its directories, and nothing else is in them: all are gone.
+      assert.equal(text, null);
+      assert.ok(!existsSync(join(scratch.home, '.copilot')));
       assert.ok(!existsSync(join(scratch.project, '.github')));
     },
   });

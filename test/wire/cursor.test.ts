@@ -98,7 +98,7 @@ describe('`asimov wire cursor` on a scratch HOME', () => {
   const scratch = wireScratch('cursor');
   const file = join(scratch.home, '.cursor', 'hooks.json');
 
-  wireRunTest('installs, is idempotent, and uninstalls to a file with only the version', scratch, {
+  wireRunTest('installs, is idempotent, and uninstalls, deleting the file it created', scratch, {
     file,
     said: [/added beforeShellExecution hook/],
     installed: (text) => {
@@ -112,7 +112,9 @@ describe('`asimov wire cursor` on a scratch HOME', () => {
     },
     mode: 0o600,
     uninstalled: (text) => {
-      assert.equal(text, '{\n  "version": 1\n}\n');
+      // wire created the file and its directory, and nothing else is in them: both are gone.
+      assert.equal(text, null);
+      assert.ok(!existsSync(join(scratch.home, '.cursor')));
       assert.ok(!existsSync(join(scratch.project, '.cursor')));
     },
   });

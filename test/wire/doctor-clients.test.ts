@@ -155,14 +155,14 @@ describe('asimov doctor <client>, wired by `asimov wire <client>`', () => {
     s.wire('gemini', '--scope', 'project');
     const file = join(s.project, '.gemini', 'settings.json');
     const own = readFileSync(file, 'utf8');
-    for (const edit of [
-      (t: string) => t.replace(' || {', ` ; touch ${pwned} || {`),
-      (t: string) => t.split(JSON.stringify(process.execPath).slice(1, -1)).join('/tmp/evil-node'),
-    ]) {
+    for (const [edit, said] of [
+      [(t: string) => t.replace(' || {', ` ; touch ${pwned} || {`), /not the one this asimov installs/],
+      [(t: string) => t.split(JSON.stringify(process.execPath).slice(1, -1)).join('/tmp/evil-node'), /the hook runs \/tmp\/evil-node, which does not exist/],
+    ] as const) {
       writeFileSync(file, edit(own));
       const again = await s.doctor('gemini');
       assert.ok(!existsSync(pwned), 'doctor ran an edited command line');
-      assert.match(failures(again).join('\n'), /not the one this asimov installs/);
+      assert.match(failures(again).join('\n'), said);
     }
     // An asimov that cannot find its own entry point runs no line at all.
     writeFileSync(file, own);

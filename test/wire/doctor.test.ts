@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { doctorClaude, type DoctorReport } from '../../src/wire/doctor.ts';
+import { buildHookCommand } from '../../src/wire/hook-command.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
 let root = '';
@@ -100,12 +101,32 @@ describe('asimov doctor for Claude Code', () => {
     assert.match(failures(await doctor()).join('\n'), /timeout \(30 s\) does not exceed/);
   });
 
-  test('a command line naming another node is not run (doctor runs only its own line), and the fix is to wire again', async () => {
+  test('a command line naming a node that is gone is not run; doctor says why and names `asimov wire --refresh` for a recorded place', async () => {
     asimov(['wire', 'claude']);
     writeFileSync(userSettings, readFileSync(userSettings, 'utf8').split(process.execPath).join('/nonexistent/node'));
     const r = await doctor();
     assert.equal(r.protected, false);
-    assert.match(failures(r).join('\n'), /did not run the installed command line: it is not the one this asimov installs/);
+    const moved = r.checks.find((c) => c.status === 'fail')!;
+    assert.equal(moved.title, 'the hook runs /nonexistent/node, which does not exist: every tool call is blocked until rewired');
+    assert.match(moved.fix ?? '', /^run `asimov wire --refresh` \(it rewires every place wire recorded/);
+    // And the fix it names does fix it.
+    assert.equal(asimov(['wire', '--refresh']).code, 0);
+    assert.equal((await doctor()).protected, true);
+  });
+
+  test('a hook naming a missing node that wire never recorded: the fix names the client and the scope', async () => {
+    const old = buildHookCommand({ client: 'claude', nodePath: '/old/node', asimovPath: BIN, watchdog: { kind: 'none' } }).command;
+    const settings = (command: string) => JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command, timeout: 50 }] }] } });
+    mkdirSync(join(project, '.claude'), { recursive: true });
+    writeFileSync(join(project, '.claude', 'settings.json'), settings(old));
+    const r = await doctor();
+    const moved = r.checks.find((c) => c.status === 'fail')!;
+    assert.equal(moved.title, 'the hook runs /old/node, which does not exist: every tool call is blocked until rewired');
+    assert.match(moved.fix ?? '', /^run `asimov wire claude --scope project` \(wire recorded no such place/);
+    // Another node that exists: another install decides, which is said too.
+    writeFileSync(join(project, '.claude', 'settings.json'), settings(old.replace("/old/node", '/bin/sh')));
+    const other = (await doctor()).checks.find((c) => c.status === 'fail')!;
+    assert.equal(other.title, `the hook runs node /bin/sh, not this install's ${process.execPath}: another or an older asimov decides Claude Code's calls`);
   });
 
   test('a project settings file with a planted hook line is never run', async () => {

@@ -68,7 +68,8 @@ test('asimov wire grok: both files, idempotent, exact uninstall, --list says adv
     assert.equal(wire('grok').status, 0);
     assert.equal(wire('grok', '--uninstall').status, 0);
     assert.ok(!existsSync(instructions));
-    assert.equal(readFileSync(settings, 'utf8'), '{}\n');
+    assert.ok(!existsSync(settings), 'the settings file wire created is deleted, not left as {}');
+    assert.ok(!existsSync(join(project, '.grok')), 'and so is the directory it created');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

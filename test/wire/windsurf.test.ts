@@ -92,7 +92,7 @@ describe('`asimov wire windsurf` on a scratch HOME', () => {
   const scratch = wireScratch('windsurf');
   const file = join(scratch.home, '.codeium', 'windsurf', 'hooks.json');
 
-  wireRunTest('installs, is idempotent, and uninstalls', scratch, {
+  wireRunTest('installs, is idempotent, and uninstalls, deleting the file it created', scratch, {
     file,
     said: [/added pre_run_command hook/],
     installed: (text) => {
@@ -105,7 +105,9 @@ describe('`asimov wire windsurf` on a scratch HOME', () => {
     },
     mode: 0o600,
     uninstalled: (text) => {
-      assert.deepEqual(JSON.parse(text!), {});
+      // wire created the file and its directories, and nothing else is in them: all are gone.
+      assert.equal(text, null);
+      assert.ok(!existsSync(join(scratch.home, '.codeium')));
       assert.ok(!existsSync(join(scratch.project, '.windsurf')));
     },
   });
