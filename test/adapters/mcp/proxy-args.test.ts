@@ -8,8 +8,11 @@ import { parseProxyArgs } from '../../../src/adapters/mcp/proxy-args.ts';
 
 test('the upstream command, with or without --', () => {
   assert.deepEqual(parseProxyArgs(['--name', 'fs', '--timeout-ms', '5000', '--', 'npx', '-y', 'server', '--flag']), {
-    name: 'fs', timeoutMs: 5000, sse: false, headers: {}, command: ['npx', '-y', 'server', '--flag'],
+    name: 'fs', timeoutMs: 5000, sse: false, headers: {}, passthrough: false, command: ['npx', '-y', 'server', '--flag'],
   });
+  const relay = parseProxyArgs(['--passthrough', '--', 'node', 'server.js']);
+  assert.ok(relay !== 'help');
+  assert.equal(relay.passthrough, true);
   // Launchers such as the MCP Inspector take the first `--` for themselves.
   const bare = parseProxyArgs(['--cwd', '/p', 'node', 'server.js', '--', 'x']);
   assert.ok(bare !== 'help');
@@ -19,7 +22,7 @@ test('the upstream command, with or without --', () => {
 
 test('--url with --sse and headers', () => {
   assert.deepEqual(parseProxyArgs(['--url', 'https://h/mcp', '--sse', '--header', 'Authorization: Bearer x', '--header', 'X-A:b']), {
-    timeoutMs: 60000, sse: true, url: 'https://h/mcp', headers: { Authorization: 'Bearer x', 'X-A': 'b' },
+    timeoutMs: 60000, sse: true, url: 'https://h/mcp', headers: { Authorization: 'Bearer x', 'X-A': 'b' }, passthrough: false,
   });
 });
 
