@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { describeError } from '../core/errors.ts';
 import { isPlainObject } from '../core/json.ts';
 import { createGate, type Gate } from '../gate/gate.ts';
@@ -19,6 +18,7 @@ import { readClientConfigs, type ServerEntry } from '../adapters/mcp/client-conf
 import { inspectTool, printable, type ToolDef } from '../adapters/mcp/poison.ts';
 import { DEFAULT_SCAN_TIMEOUT_MS, listServerTools } from '../adapters/mcp/scan.ts';
 import { pickServerEntry } from '../adapters/mcp/server-lookup.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { styleOf, table, type Style } from './style.ts';
 
@@ -82,7 +82,7 @@ function parse(argv: string[]): Options | 'help' {
   const dash = argv.indexOf('--');
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? undefined : argv.slice(dash + 1);
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: own,
     allowPositionals: true,
     options: {

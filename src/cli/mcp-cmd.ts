@@ -1,6 +1,7 @@
 // `asimov mcp <proxy|tools|scan|pins|allow>`: the MCP side of asimov. Each subcommand lives in its own module and
 // loads only when used, so the proxy's start-up does not pay for the scanner or the gated tools.
 
+import { unknownName } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
 
 type Sub = (argv: string[], io: CliIO) => Promise<number>;
@@ -36,7 +37,7 @@ export async function mcpCommand(argv: string[], io: CliIO): Promise<number> {
   }
   const load = SUBS[name];
   if (!load) {
-    io.err(`asimov mcp: unknown command '${name}' (proxy, tools, scan, pins, allow)\n`);
+    io.err(`asimov mcp: ${unknownName('mcp command', name, Object.keys(SUBS)).message}\n`);
     return EXIT.usage;
   }
   return (await load())(rest, io);

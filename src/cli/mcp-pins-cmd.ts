@@ -2,11 +2,11 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { printable } from '../adapters/mcp/poison.ts';
 import { shellQuote } from '../core/tools.ts';
 import { approvePending, defaultPinsPath, forgetPins, readPins, type PinChange, type PinStore } from '../adapters/mcp/pins.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const MCP_PINS_HELP = `Usage:
@@ -29,7 +29,7 @@ export async function mcpPinsCommand(argv: string[], io: CliIO): Promise<number>
     io.out(MCP_PINS_HELP);
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: rest,
     allowPositionals: true,
     options: {

@@ -2,10 +2,10 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readClientConfigs, readConfigFiles } from '../adapters/mcp/client-configs.ts';
 import { defaultPinsPath } from '../adapters/mcp/pins.ts';
 import { DEFAULT_SCAN_TIMEOUT_MS, formatScanText, scanExitCode, scanServers } from '../adapters/mcp/scan.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const MCP_SCAN_HELP = `Usage: asimov mcp scan [--json] [--timeout-ms N] [--project] [--pins FILE] [FILE…]
@@ -27,7 +27,7 @@ Exit status: 0 nothing found, 2 a tool would be hidden (a block finding or a cha
 `;
 
 export async function mcpScanCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {

@@ -3,13 +3,13 @@
 
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { describeError } from '../core/errors.ts';
 import { createToolsServer, type ToolsServer } from '../adapters/mcp/tools-server.ts';
 import {
   GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS, GATED_TOOLS_MAX_OUTPUT_BYTES, GATED_TOOLS_MAX_TIMEOUT_MS,
 } from '../policy/schema.ts';
+import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { VERSION } from './version.ts';
 
@@ -45,7 +45,7 @@ function directory(v: string, base: string, flag: string): string {
 }
 
 export async function mcpToolsCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {

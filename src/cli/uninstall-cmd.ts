@@ -4,9 +4,8 @@
 
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { isatty } from 'node:tty';
-import { parseArgs } from 'node:util';
 import { resolveAuditPath } from '../audit/paths.ts';
 import { describeError } from '../core/errors.ts';
 import { findProjectRoot } from '../policy/load.ts';
@@ -16,6 +15,8 @@ import { samePlace, wireRecordPath, type WiredPlace } from '../wire/record.ts';
 import { wireTargetFor } from '../wire/targets.ts';
 import { describeStop, stopDaemon } from './daemon/control.ts';
 import { socketPathFor } from './daemon/socket-path.ts';
+import { parseOptions } from './args.ts';
+import { cwdOption } from './cwd-option.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { styleOf, table } from './style.ts';
 import { openRecord, saveRecord, wireTarget } from './wire-cmd.ts';
@@ -41,7 +42,7 @@ The package itself stays installed: \`npm uninstall -g asimov-firewall\` removes
 `;
 
 export async function uninstallCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -60,7 +61,7 @@ export async function uninstallCommand(argv: string[], io: CliIO): Promise<numbe
   if (values.yes && !values.purge) throw new UsageError('--yes goes with --purge');
   const dryRun = values['dry-run'] === true;
   const home = io.env.HOME || homedir();
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const cwd = cwdOption(values.cwd, io.cwd);
   const style = styleOf(io);
 
   // --purge says what it will remove, and is confirmed, before anything at all is done.

@@ -1,7 +1,6 @@
 // `asimov wire`: installs asimov's hooks into an agent client's settings, removes them, or lists the
 // clients on this machine and whether each runs asimov.
 
-import { parseArgs } from 'node:util';
 import { existsSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
@@ -16,6 +15,8 @@ import { toolsServerLaunch, type ToolsServerLaunch } from '../wire/mcp-server-en
 import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
 import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
 import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file.ts';
+import { parseOptions } from './args.ts';
+import { cwdOption } from './cwd-option.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const WIRE_HELP = `Usage:
@@ -59,7 +60,7 @@ A config file asimov cannot parse is never rewritten: the error names its line a
 `;
 
 export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: {
@@ -82,7 +83,7 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(WIRE_HELP);
     return EXIT.ok;
   }
-  const cwd = resolve(io.cwd, values.cwd ?? '.');
+  const cwd = cwdOption(values.cwd, io.cwd);
   const home = io.env.HOME || homedir();
   if (values.list) {
     if (positionals.length > 0 || values.all) throw new UsageError('--list takes no client name');

@@ -18,8 +18,13 @@ describe('did you mean', () => {
     [['audit', 'tail', '--verdcit', 'deny'], /unknown option --verdcit \(did you mean --verdict\?\)/],
     [['daemon', 'statu'], /unknown daemon command 'statu' \(did you mean 'status'\?\)/],
     [['judge', 'evl'], /unknown judge command 'evl' \(did you mean 'eval'\?\)/],
-    // A command not yet parsing through parseOptions keeps main.ts's rewording, without a suggestion.
-    [['wire', '--lst'], /^asimov wire: unknown option --lst\n/],
+    [['wire', '--lst'], /^asimov wire: unknown option --lst \(did you mean --list\?\)\n/],
+    [['uninstall', '--purg'], /unknown option --purg \(did you mean --purge\?\)/],
+    [['mcp', 'alow', 'x'], /^asimov mcp: unknown mcp command 'alow' \(did you mean 'allow'\?\)/],
+    [['mcp', 'scan', '--jsn'], /unknown option --jsn \(did you mean --json\?\)/],
+    [['wire', 'claude', '--cwd', '/nonexistent/asimov-dir'], /--cwd \/nonexistent\/asimov-dir: no such directory/],
+    // A command that does not parse through parseOptions (hook, on every tool call) keeps main.ts's rewording.
+    [['hook', 'claude', '--bogus'], /^asimov hook: unknown option --bogus\n/],
   ];
   for (const [args, message] of cases) {
     test(`asimov ${args.join(' ')}`, () => {
