@@ -8,6 +8,7 @@ import { callFromArgs } from './call-args.ts';
 import { cwdOption } from './cwd-option.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
+import { styleOf, type Style } from './style.ts';
 
 export const CHECK_HELP = `Usage:
   asimov check [--cwd DIR] [--json] [--no-person] [--audit] -- <shell command>
@@ -53,7 +54,7 @@ export async function checkCommand(argv: string[], io: CliIO): Promise<number> {
   const call = callFromArgs({ tool: values.tool, input: values.input, command: positionals }, cwd);
   const decision = await gate.decide(call);
   if (values.json) io.out(`${JSON.stringify(decisionJson(decision))}\n`);
-  else io.out(formatDecision(decision));
+  else io.out(formatDecision(decision, styleOf(io)));
   return exitFor(decision);
 }
 
@@ -76,8 +77,8 @@ export function decisionJson(d: Decision): Record<string, unknown> {
   };
 }
 
-function formatDecision(d: Decision): string {
-  const head = `${d.verdict.toUpperCase()} (${d.tier}${d.rule ? `, ${d.rule}` : ''})`;
+function formatDecision(d: Decision, st: Style): string {
+  const head = `${st.bold(st.verdict(d.verdict.toUpperCase()))} (${d.tier}${d.rule ? `, ${d.rule}` : ''})`;
   return `${head}: ${d.reason}\n`;
 }
 

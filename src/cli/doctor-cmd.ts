@@ -11,6 +11,7 @@ import { WIRE_TARGETS, type Tier } from '../wire/targets.ts';
 import { cwdOption } from './cwd-option.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
+import { styleOf, type Style } from './style.ts';
 import { TIER_MEANING, locateAsimovEntry } from './wire-cmd.ts';
 
 const USAGE = `Usage: asimov doctor [CLIENT] [--cwd DIR] [--json]
@@ -35,6 +36,7 @@ wired). --json prints one report per client checked, one JSON object a line.
 `;
 
 const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗', info: '·' };
+const MARK_COLOUR: Record<CheckStatus, keyof Pick<Style, 'green' | 'yellow' | 'red' | 'dim'>> = { ok: 'green', warn: 'yellow', fail: 'red', info: 'dim' };
 
 export async function doctorCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -89,15 +91,16 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
     io.out(reports.map((r) => `${JSON.stringify(r)}\n`).join(''));
     return ok ? EXIT.ok : EXIT.error;
   }
+  const st = styleOf(io);
   const sections = reports.map((report) => {
     const label = findClient(report.client)?.label ?? report.client;
     const lines = [`asimov doctor: ${label} in ${cwd}`];
     for (const c of report.checks) {
-      lines.push(`  ${MARK[c.status]} ${c.title}`);
+      lines.push(`  ${st[MARK_COLOUR[c.status]](MARK[c.status])} ${c.title}`);
       if (c.detail) lines.push(...c.detail.split('\n').map((l) => `      ${l}`));
       if (c.fix) lines.push(`      fix: ${c.fix}`);
     }
-    lines.push('', report.verdict);
+    lines.push('', st.bold(report.verdict.startsWith('PROTECTED') ? st.green(report.verdict) : st.red(report.verdict)));
     return lines.join('\n');
   });
   if (unwired.length > 0) {

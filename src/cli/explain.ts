@@ -1,6 +1,5 @@
 // `asimov explain`: what the static layer saw in a call and why it decided as it did, for a person.
 
-import type { Tier } from '../core/types.ts';
 import { createGate, resolveTier } from '../gate/gate.ts';
 import { classifyShell } from '../policy/classify.ts';
 import { extractShellCommand } from '../core/tools.ts';
@@ -10,6 +9,7 @@ import { callFromArgs } from './call-args.ts';
 import { cwdOption } from './cwd-option.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
+import { styleOf } from './style.ts';
 import { exitFor } from './check.ts';
 
 export const EXPLAIN_HELP = `Usage:
@@ -21,7 +21,6 @@ the static policy (Layer 1): the judge and the policy's chains, which \`asimov c
 consulted. Exit status as for check.
 `;
 
-const MARK: Record<Tier, string> = { allow: 'allow    ', unknown: 'unknown  ', soft_deny: 'soft_deny', hard_deny: 'hard_deny' };
 
 export async function explainCommand(argv: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseOptions({
@@ -45,6 +44,7 @@ export async function explainCommand(argv: string[], io: CliIO): Promise<number>
     return exitFor(d);
   }
   const { classification, policy, ctx } = inspected;
+  const st = styleOf(io);
   lines.push(`Tool: ${call.clientTool ?? call.tool}${call.tool !== call.clientTool ? ` (${call.tool})` : ''}`);
   const command = call.tool === 'shell' ? extractShellCommand(call.input) : null;
   if (command !== null) {
@@ -57,7 +57,7 @@ export async function explainCommand(argv: string[], io: CliIO): Promise<number>
       sc.perCommand.forEach(({ command: c, tier, findings }, i) => {
         const via = c.via.length > 0 ? `  [via ${c.via.join(' → ')}]` : '';
         const where = [c.inSubstitution ? 'in a substitution' : '', c.inFunction ? 'in a function body' : '', c.remote ? 'on a remote host' : ''].filter(Boolean).join(', ');
-        lines.push(`  ${String(i + 1).padStart(2)}. ${MARK[tier]}  ${c.text}${via}${where ? `  (${where})` : ''}`);
+        lines.push(`  ${String(i + 1).padStart(2)}. ${st.verdict(tier)}${' '.repeat(9 - tier.length)}  ${c.text}${via}${where ? `  (${where})` : ''}`);
         for (const f of findings) lines.push(`        ${f.rule} (${f.tier}): ${f.reason}`);
         if (findings.length === 0 && tier === 'unknown') lines.push('        no rule knows this command');
       });
@@ -71,7 +71,7 @@ export async function explainCommand(argv: string[], io: CliIO): Promise<number>
   }
   const d = resolveTier(classification, !values['no-person'], 'explain', 0);
   lines.push(`Tier: ${classification.tier}${classification.rule ? ` (${classification.rule})` : ''}`);
-  lines.push(`Decision: ${d.verdict.toUpperCase()}: ${d.reason}`);
+  lines.push(`Decision: ${st.bold(st.verdict(d.verdict.toUpperCase()))}: ${d.reason}`);
   lines.push(layerOneNote(policy, io.env, classification.tier === 'soft_deny' || classification.tier === 'unknown'));
   lines.push(`Policy: ${policy.sources.map((s) => `${s.layer}${s.path ? ` ${s.path}` : ''}${s.trusted === false ? ' (untrusted)' : ''}`).join(' → ')}`);
   for (const w of policy.warnings) lines.push(`Warning: ${w}`);

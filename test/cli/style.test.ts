@@ -48,3 +48,15 @@ test('asimov rules: coloured only when asked for, never into a pipe by default',
   const no = spawnSync(process.execPath, [BIN, 'rules', '--builtin'], { encoding: 'utf8', env: { PATH: process.env.PATH, FORCE_COLOR: '1', NO_COLOR: '1' } });
   assert.ok(!no.stdout.includes('\x1b['));
 });
+
+test('check, explain and doctor colour their verdicts on request, and print plain text into a pipe', () => {
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-asimov-home', ...env } });
+  const plain = run(['check', '--', 'rm -rf ~']);
+  assert.match(plain.stdout, /^DENY \(hard_deny, fs\.rm-catastrophic\)/);
+  assert.match(run(['check', '--', 'rm -rf ~'], { FORCE_COLOR: '1' }).stdout, /^\x1b\[1m\x1b\[31mDENY\x1b\[39m\x1b\[22m/);
+  const explained = run(['explain', '--', 'ls && rm -rf ~'], { FORCE_COLOR: '1' }).stdout;
+  assert.match(explained, /1\. \x1b\[32mallow\x1b\[39m {6}ls/);
+  assert.match(explained, /2\. \x1b\[31mhard_deny\x1b\[39m {2}rm -rf ~/);
+  assert.ok(!run(['explain', '--', 'ls']).stdout.includes('\x1b['));
+});
