@@ -127,6 +127,38 @@ describe('the packed package, installed from its tarball', () => {
       await c.close();
     }
   });
+
+  test('install, wire, move the install (an upgrade into another prefix), doctor names the fix, refresh, uninstall: the settings file is gone', () => {
+    const settings = join(home, '.claude/settings.json');
+    assert.equal(run(['wire', 'claude']).status, 0);
+    assert.ok(readFileSync(settings, 'utf8').includes(join(installed, 'bin/asimov.cjs')));
+    const protectedNow = run(['doctor', 'claude']);
+    assert.equal(protectedNow.status, 0, protectedNow.stdout + protectedNow.stderr);
+    assert.match(protectedNow.stdout, /PROTECTED: Claude Code runs asimov/);
+
+    // The upgrade: the same package into a new prefix, the old one gone (as a version manager moves it).
+    const next = join(root, 'prefix-next');
+    mkdirSync(next);
+    const tarball = readdirSync(root).find((f) => f.endsWith('.tgz'))!;
+    npm(['install', '--global', '--prefix', next, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(root, tarball)], root);
+    rmSync(prefix, { recursive: true, force: true });
+    const env2 = { ...env(), PATH: `${join(next, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+    const run2 = (args: string[]) => spawnSync('asimov', args, { cwd: elsewhere, env: env2, encoding: 'utf8', timeout: 60_000 });
+
+    const stale = run2(['doctor', 'claude']);
+    assert.equal(stale.status, 1, stale.stdout);
+    assert.match(stale.stdout, /NOT PROTECTED/);
+    assert.match(stale.stdout, /asimov wire --refresh/);
+    const refreshed = run2(['wire', '--refresh']);
+    assert.equal(refreshed.status, 0, refreshed.stdout + refreshed.stderr);
+    assert.ok(readFileSync(settings, 'utf8').includes(join(next, 'lib/node_modules/asimov-firewall/bin/asimov.cjs')));
+    assert.equal(run2(['doctor', 'claude']).status, 0);
+
+    const gone = run2(['uninstall']);
+    assert.equal(gone.status, 0, gone.stdout + gone.stderr);
+    assert.match(gone.stdout, /npm uninstall -g asimov-firewall/);
+    assert.ok(!existsSync(settings), 'the settings file wire created is removed');
+  });
 });
 
 /** Newline-delimited JSON-RPC over stdio, one tool that would write a file. */
