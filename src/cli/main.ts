@@ -14,6 +14,8 @@ const HELP = `asimov ${VERSION}: a firewall for the tool calls of AI coding agen
 
 Usage: asimov <command> [options]
 
+Start here:  asimov wire claude && asimov doctor claude     (asimov wire --list shows every client)
+
 Deciding:
   check     decide one call, or a stream of calls with --batch  (exit 0 allow, 2 deny, 3 ask)
   explain   show the commands found, the rules that matched and the decision
@@ -30,14 +32,15 @@ Records:
   audit     tail | stats | verify the audit log
 
 Clients:
-  wire      install asimov in agent clients (claude, gemini, codex… or --all), remove it, or --list them
+  wire      install asimov in agent clients (claude, gemini, codex… or --all), --list them, --refresh after an upgrade
   hook      answer one hook call of an agent client (installed by wire)
   doctor    check that a client runs asimov before every tool call, and what to fix
-  mcp       proxy | tools | scan | pins: the MCP firewall proxy and the gated MCP tools
+  mcp       proxy | tools | scan | pins | allow: the MCP firewall proxy, the gated MCP tools, allowing a server's tools
   daemon    start | stop | status | run: an optional resident process that makes hook and check start fast
   uninstall take asimov out of every client and scope wire wrote, stop the daemon; --purge: its data too
 
-Run \`asimov <command> --help\` for a command's options.
+Run \`asimov <command> --help\` for a command's options. Every command: docs/cli.md in the package
+asimov-firewall (https://www.npmjs.com/package/asimov-firewall).
 `;
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
