@@ -62,6 +62,9 @@ describe('the packed package, installed from its tarball', () => {
     assert.ok(existsSync(asimov), 'no bin/asimov in the prefix');
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     assert.equal(pkg.name, 'asimov-firewall');
+    // Nothing runs at install time (npm 11 warns about every package with install scripts it was not told to
+    // allow): dist/ is built before packing, by prepack.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(pkg.scripts?.[hook], undefined, `scripts.${hook}`);
     assert.deepEqual(pkg.bin, { asimov: 'bin/asimov.cjs' });
     assert.ok(existsSync(join(installed, 'dist/cli.cjs')));
     assert.ok(!readdirSync(join(installed, 'dist')).some((f) => f.endsWith('.map')), 'source maps shipped');
