@@ -7,6 +7,7 @@
 import { isAbsolute } from 'node:path';
 import { findExecutable } from '../core/executables.ts';
 import { shellQuote } from '../core/tools.ts';
+import { parseShell } from '../shell/parse.ts';
 
 /** Marks asimov's entries in a client's settings so that `wire` can find, update and remove exactly them. */
 export const HOOK_MARKER = 'asimov-hook:';
@@ -147,33 +148,22 @@ function watchdogsOf(line: string, env: NodeJS.ProcessEnv): Watchdog[] {
 }
 
 /**
- * The node and asimov a hook command line of asimov's runs (the two words before `hook <client>`), read
- * as a POSIX shell would read the quoting buildHookCommand writes; null for a line not of that shape. Only
- * for saying what a stale line names: nothing here decides whether a line is run.
+ * The node and asimov a hook command line of asimov's runs (the two words before `hook <client>`), read by
+ * asimov's own shell parser; null for a line not of that shape. Only for saying what a stale line names:
+ * nothing here decides whether a line is run.
  */
 export function installedPaths(line: string, client: string): OwnInstall | null {
   if (!isAsimovHookCommand(line, client)) return null;
-  const words: string[] = [];
-  let word: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (ch === "'") {
-      const end = line.indexOf("'", i + 1);
-      if (end < 0) return null;
-      word = (word ?? '') + line.slice(i + 1, end);
-      i = end;
-    } else if (ch === '\\' && i + 1 < line.length) {
-      word = (word ?? '') + line[++i];
-    } else if (ch === ' ' || ch === '\t') {
-      if (word !== null) words.push(word);
-      word = null;
-      // The failure handler and the marker follow the words; asimov's own come before `||`.
-      if (line.startsWith('|| ', i + 1)) break;
-    } else word = (word ?? '') + ch;
+  const analysis = parseShell(line);
+  if (analysis.status !== 'ok') return null;
+  for (const c of analysis.commands) {
+    if (!c.argv.every((w) => w.literal)) continue;
+    const words = c.argv.map((w) => w.value);
+    const at = words.findIndex((w, i) => w === 'hook' && words[i + 1] === client && i >= 2);
+    if (at < 0) continue;
+    const nodePath = words[at - 2]!;
+    const asimovPath = words[at - 1]!;
+    return isAbsolute(nodePath) && isAbsolute(asimovPath) ? { nodePath, asimovPath } : null;
   }
-  const at = words.findIndex((w, i) => w === 'hook' && words[i + 1] === client && i >= 2);
-  if (at < 0) return null;
-  const nodePath = words[at - 2]!;
-  const asimovPath = words[at - 1]!;
-  return isAbsolute(nodePath) && isAbsolute(asimovPath) ? { nodePath, asimovPath } : null;
+  return null;
 }
