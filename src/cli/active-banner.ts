@@ -5,8 +5,11 @@
 import { resolveAuditPath } from '../audit/paths.ts';
 import { describeError } from '../core/errors.ts';
 import type { Gate } from '../gate/gate.ts';
-import { resolveJudgeSettings } from '../judge/create.ts';
-import { gateCheckSwitch } from '../judge/switch.ts';
+import type { EffectivePolicy } from '../policy/layers.ts';
+import { judgeFacts } from './policy-facts.ts';
+
+/** The approvals of a server no person answers (the MCP proxy, the gated tools). */
+export const NOBODY_ON_CALL = 'none: a call the policy would ask a person about is refused (no person is on call)';
 
 export interface BannerFacts {
   /** The static policy's layers, lowest first, with whether an untrusted project's loosening is ignored. */
@@ -20,12 +23,12 @@ export interface BannerFacts {
  * The facts for a gate deciding calls in `cwd`. `approvals` says what happens to a call that would ask a
  * person: each server knows its own answer (the proxy and the gated tools refuse it; a hook asks the client).
  */
-export function bannerFacts(gate: Gate, cwd: string, env: NodeJS.ProcessEnv, o: { approvals: string; audit?: string | false }): BannerFacts {
+export function bannerFacts(gate: Gate, cwd: string, env: NodeJS.ProcessEnv, o: { approvals: string }): BannerFacts {
   let policy: string;
-  let judgeConfig;
+  let judgeConfig: Pick<EffectivePolicy, 'judge'> = {};
   try {
     const p = gate.policyFor(cwd);
-    judgeConfig = p.judge;
+    judgeConfig = p;
     policy = p.sources
       .map((s) => (s.layer === 'builtin' ? 'built-in' : `${s.layer} ${s.path}${s.layer === 'project' && !s.trusted ? ' (untrusted: its loosening is ignored)' : ''}`))
       .join(' + ');
@@ -33,20 +36,15 @@ export function bannerFacts(gate: Gate, cwd: string, env: NodeJS.ProcessEnv, o: 
     // A broken policy: every call is refused until it is fixed, and the banner says why.
     policy = `BROKEN, every call is refused: ${describeError(e)}`;
   }
-  const settings = resolveJudgeSettings(judgeConfig, env);
-  const sw = gateCheckSwitch(env.GATE_CHECK);
-  const judge = settings
-    ? `on (${settings.provider} ${settings.model}${sw === true ? ', GATE_CHECK=true' : ', the policy\'s judge: section'})`
-    : `off (${sw === false ? 'GATE_CHECK=false' : 'no judge: section in the policy'}; soft_deny and unknown calls go to the approvals below)`;
+  const j = judgeFacts(judgeConfig, env);
+  const judge = j.on
+    ? `on (${j.provider} ${j.model}; ${j.why})`
+    : `off (${j.why}; soft_deny and unknown calls go to the approvals below)`;
   let audit: string;
-  if (o.audit === false) audit = 'off';
-  else if (typeof o.audit === 'string') audit = o.audit;
-  else {
-    try {
-      audit = resolveAuditPath(env) ?? 'off (ASIMOV_AUDIT_LOG=off)';
-    } catch (e) {
-      audit = `unusable, every call is refused: ${describeError(e)}`;
-    }
+  try {
+    audit = resolveAuditPath(env) ?? 'off (ASIMOV_AUDIT_LOG=off)';
+  } catch (e) {
+    audit = `unusable, every call is refused: ${describeError(e)}`;
   }
   return { policy, judge, approvals: o.approvals, audit };
 }

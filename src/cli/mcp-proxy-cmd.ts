@@ -71,7 +71,7 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
   // --passthrough: a plain relay, said loudly, and none of the gate is even loaded. GATE_CHECK does not get
   // here: it switches the judge, which the gate reads itself.
   if (!args.passthrough) {
-    const [{ freshGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }, { bannerFacts, bannerLines }] = await Promise.all([
+    const [{ freshGate }, { createFirewall }, { createToolGuard }, { serverIdFor }, { journaledAudit }, { bannerFacts, bannerLines, NOBODY_ON_CALL }] = await Promise.all([
       import('../gate/fresh-gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
       import('../audit/journal.ts'), import('./active-banner.ts'),
     ]);
@@ -86,7 +86,7 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
     const sessionId = `mcp-proxy-${process.pid}-${Date.now().toString(36)}`;
     const sink = audit;
     options.firewall = (listTools) => createFirewall({ gate, guard, server, cwd, env, sessionId, listTools, log, audit: sink });
-    const facts = bannerFacts(gate, cwd, env, { approvals: 'none: a call the policy would ask a person about is refused (no person is on call)' });
+    const facts = bannerFacts(gate, cwd, env, { approvals: NOBODY_ON_CALL });
     for (const line of [`firewall for '${server}' in ${cwd}`, ...bannerLines(facts)]) log(line);
   } else {
     log(`--passthrough: NO FIREWALL for '${server}': every message is relayed unchecked and nothing is recorded`);

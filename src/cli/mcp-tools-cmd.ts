@@ -87,9 +87,8 @@ export async function mcpToolsCommand(argv: string[], io: CliIO): Promise<number
     tools.server.server.onclose = done;
     for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(sig, done);
   });
-  const { bannerFacts, bannerLines } = await import('./active-banner.ts');
-  const { createGate } = await import('../gate/gate.ts');
-  const facts = bannerFacts(createGate({ env: io.env, audit: false }), cwd, io.env, { approvals: 'none: a call the policy would ask a person about is refused (no person is on call)' });
+  const { bannerFacts, bannerLines, NOBODY_ON_CALL } = await import('./active-banner.ts');
+  const facts = bannerFacts(tools.gate, cwd, io.env, { approvals: NOBODY_ON_CALL });
   for (const line of bannerLines(facts)) io.err(`asimov mcp tools: ${line}\n`);
   await tools.server.connect(new StdioServerTransport());
   await ended;

@@ -50,7 +50,8 @@ function layerChanges(p: EffectivePolicy, s: PolicySource): string[] {
   return out;
 }
 
-function judgeFacts(p: EffectivePolicy, env: NodeJS.ProcessEnv): JudgeFacts {
+/** Whether the judge is on for this policy and environment, what decided it, and who it asks. */
+export function judgeFacts(p: Pick<EffectivePolicy, 'judge'>, env: NodeJS.ProcessEnv): JudgeFacts {
   const state = judgeSwitchState(p.judge !== undefined, env);
   const settings = state.on ? resolveJudgeSettings(p.judge, env) : null;
   return {

@@ -48,6 +48,8 @@ interface Settings {
 
 export interface ToolsServer {
   server: McpServer;
+  /** The gate its calls pass (the command's start-up banner reads the policy layers from it). */
+  gate: Gate;
   /** Stops every command still running (their process groups) and closes the server. */
   close(): Promise<void>;
 }
@@ -242,6 +244,7 @@ export function createToolsServer(o: ToolsServerOptions): ToolsServer {
 
   return {
     server,
+    gate,
     close: async () => {
       closing.abort();
       await server.close();

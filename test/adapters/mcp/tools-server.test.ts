@@ -126,7 +126,7 @@ describe('asimov mcp tools over stdio (the built CLI, the official SDK client)',
   test('says on stderr at start which policy layers, judge, approvals and audit log are active', () => {
     const banner = server.stderr();
     assert.match(banner, /asimov mcp tools: policy: built-in/);
-    assert.match(banner, /asimov mcp tools: judge: off \(no judge: section/);
+    assert.match(banner, /asimov mcp tools: judge: off \(the policy has no judge: section/);
     assert.match(banner, /asimov mcp tools: approvals: none/);
     assert.ok(banner.includes(`asimov mcp tools: audit: ${join(s.root, 'audit.jsonl')}`), banner);
   });
