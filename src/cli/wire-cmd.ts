@@ -308,7 +308,9 @@ export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Prom
     throw e;
   }
   // What each file was before this run, for the record: a file that does not exist yet is created now.
+  // A file that exists and holds nothing of asimov's after this run is not recorded: only the ones that will exist.
   const written = [{ path: target.realPath, text: plan.text }, ...extras.map((x) => ({ path: resolveTarget(x.file).realPath, text: x.text }))]
+    .filter(({ text: after }) => after !== null)
     .map(({ path }): WrittenFile => (existsSync(path) ? { path, created: false, createdDirs: [] } : { path, created: true, createdDirs: missingDirs(path) }));
   const remember = () => {
     if (o.dryRun || !o.record) return;
@@ -320,8 +322,7 @@ export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Prom
       ...key, scope: o.scope, ...(o.scope === 'user' || o.scope === 'system' ? {} : { projectRoot }),
       args: o.args, ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
       wiredAt: new Date().toISOString(),
-      // A file that exists and holds nothing of asimov's is not written to: only the ones that will exist.
-      files: written.filter((_, i) => (i === 0 ? plan.text : extras[i - 1]!.text) !== null),
+      files: written,
     });
   };
   if (plan.changes.length === 0 && extras.every((x) => x.changes.length === 0)) {
