@@ -2,6 +2,7 @@
 
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { asimovStateDir } from '../core/asimov-dirs.ts';
 import { AsimovError } from '../core/errors.ts';
 
 /** The value of ASIMOV_AUDIT_LOG that turns auditing off (compared case-insensitively). */
@@ -28,9 +29,7 @@ export function resolveAuditPath(env: NodeJS.ProcessEnv = process.env, home: str
     }
     return explicit;
   }
-  const state = env.XDG_STATE_HOME?.trim();
-  if (state && isAbsolute(state)) return join(state, 'asimov', 'audit.jsonl');
-  return join(home, '.local', 'state', 'asimov', 'audit.jsonl');
+  return join(asimovStateDir(env, home), 'audit.jsonl');
 }
 
 /** The directory of the journals of the log at `logPath` (src/audit/journal.ts): beside it, and as private as it. */

@@ -7,11 +7,12 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { isatty } from 'node:tty';
 import { resolveAuditPath } from '../audit/paths.ts';
+import { asimovCacheDir, asimovStateDir } from '../core/asimov-dirs.ts';
 import { describeError } from '../core/errors.ts';
 import { findProjectRoot } from '../policy/load.ts';
 import { asimovConfigDir } from '../policy/trust.ts';
 import { listClients } from '../wire/clients.ts';
-import { samePlace, wireRecordPath, type WiredPlace } from '../wire/record.ts';
+import { samePlace, type WiredPlace } from '../wire/record.ts';
 import { wireTargetFor } from '../wire/targets.ts';
 import { describeStop, stopDaemon } from './daemon/control.ts';
 import { socketPathFor } from './daemon/socket-path.ts';
@@ -180,11 +181,10 @@ interface PurgePlan {
 
 /** asimov's three directories where this environment puts them, with what they hold. */
 export function purgePlan(env: NodeJS.ProcessEnv, home: string): PurgePlan {
-  const xdgCache = env.XDG_CACHE_HOME?.trim();
   const candidates: Array<[string, string]> = [
     ['config', asimovConfigDir(home, env)],
-    ['state', dirname(wireRecordPath(env, home))],
-    ['cache', join(xdgCache && isAbsolute(xdgCache) ? xdgCache : join(home, '.cache'), 'asimov')],
+    ['state', asimovStateDir(env, home)],
+    ['cache', asimovCacheDir(env, home)],
   ];
   const dirs: PurgeDir[] = [];
   for (const [what, path] of candidates) {

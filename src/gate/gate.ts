@@ -22,7 +22,7 @@ import { createAuditWriter } from '../audit/writer.ts';
 import { journalDirOf, resolveAuditPath } from '../audit/paths.ts';
 import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains.ts';
 import { pathsCreatedBy } from '../policy/created-paths.ts';
-import { defaultStateDir } from '../judge/loop-guard.ts';
+import { asimovStateDir } from '../core/asimov-dirs.ts';
 import { createSessionFiles, type SessionFiles } from './session-files.ts';
 
 export interface AuditSink {
@@ -93,7 +93,7 @@ export function createGate(options: GateOptions = {}): Gate {
   let sink: AuditSink | null | undefined;
   let sessionFiles: SessionFiles | null | undefined;
   const sessionRecord = (): SessionFiles | null =>
-    (sessionFiles ??= options.sessionState === false ? null : createSessionFiles({ stateDir: options.sessionState ?? defaultStateDir(env, home) }));
+    (sessionFiles ??= options.sessionState === false ? null : createSessionFiles({ stateDir: options.sessionState ?? asimovStateDir(env, home) }));
 
   const auditSink = (): AuditSink | null => {
     if (sink !== undefined) return sink;

@@ -4,10 +4,10 @@
 // kept for a TTL; unsure and failures never (they are worth asking again). A file that is not a valid
 // entry for its own key is ignored, as if absent.
 
+import { asimovCacheDir } from '../core/asimov-dirs.ts';
 import { readRegularFile } from '../core/read-regular.ts';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
 import type { Classification, ToolCall } from '../core/types.ts';
 import { canonicalJson } from '../audit/event.ts';
@@ -29,9 +29,8 @@ export interface JudgeCache {
 }
 
 /** `$XDG_CACHE_HOME/asimov/judge` when that is absolute (as the XDG spec requires), else `~/.cache/asimov/judge`. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv, home: string = env.HOME || homedir()): string {
-  const xdg = env.XDG_CACHE_HOME?.trim();
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.cache'), 'asimov', 'judge');
+export function defaultCacheDir(env: NodeJS.ProcessEnv, home?: string): string {
+  return join(asimovCacheDir(env, home), 'judge');
 }
 
 export interface CacheKeyParts {

@@ -9,8 +9,7 @@
 
 import { readRegularFile } from '../core/read-regular.ts';
 import { appendFileSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { sha256Hex } from '../core/lazy.ts';
 import { removeStaleFiles } from '../core/stale-files.ts';
 
@@ -28,12 +27,6 @@ export interface LoopGuard {
   check(sessionId: string | undefined): LoopState;
   /** Records the judge's verdict for the session (unsure counts neither way). */
   record(sessionId: string | undefined, verdict: 'allow' | 'deny' | 'unsure'): void;
-}
-
-/** `$XDG_STATE_HOME/asimov` when that is absolute (as the XDG spec requires), else `~/.local/state/asimov`. */
-export function defaultStateDir(env: NodeJS.ProcessEnv, home: string = env.HOME || homedir()): string {
-  const xdg = env.XDG_STATE_HOME?.trim();
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.local', 'state'), 'asimov');
 }
 
 /** Counts from a session file's content: total denials, and denials since the last allow. */

@@ -11,7 +11,8 @@ import { defaultCacheDir } from './cache.ts';
 import { createJudge, resolveJudgeSettings, type JudgeSettings } from './create.ts';
 import { GroundRulesError, loadGroundRules } from './ground-rules.ts';
 import { readIntent } from './intent.ts';
-import { createLoopGuard, defaultStateDir, LOOP_LIMITS, type LoopGuard } from './loop-guard.ts';
+import { createLoopGuard, LOOP_LIMITS, type LoopGuard } from './loop-guard.ts';
+import { asimovStateDir } from '../core/asimov-dirs.ts';
 import type { Judge, JudgeResult } from './types.ts';
 
 export interface JudgeStepOptions {
@@ -67,7 +68,7 @@ export function createJudgeStep(o: JudgeStepOptions): JudgeStep {
       const c = input.classification;
       const base = { tier: c.tier, rule: c.rule, findings: c.findings, decisionId: input.decisionId };
 
-      guard ??= createLoopGuard({ stateDir: defaultStateDir(o.env, o.home) });
+      guard ??= createLoopGuard({ stateDir: asimovStateDir(o.env, o.home) });
       const loop = guard.check(input.call.sessionId);
       if (loop.tripped) {
         const why =

@@ -8,8 +8,8 @@
 // or unreadable one means "nothing recorded" (said, never a crash), and no person's file is ever deleted
 // on its word alone: a created file goes only when what remains of it is what wire leaves of nothing.
 
+import { asimovStateDir } from '../core/asimov-dirs.ts';
 import { existsSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { describeError } from '../core/errors.ts';
 import { isPlainObject } from '../core/json.ts';
@@ -54,9 +54,8 @@ export interface WireRecord {
 }
 
 /** `$XDG_STATE_HOME/asimov/wired.json` when that is absolute (as the XDG spec requires), else `~/.local/state/asimov/wired.json`. */
-export function wireRecordPath(env: NodeJS.ProcessEnv, home: string = env.HOME || homedir()): string {
-  const xdg = env.XDG_STATE_HOME?.trim();
-  return join(xdg && isAbsolute(xdg) ? xdg : join(home, '.local', 'state'), 'asimov', 'wired.json');
+export function wireRecordPath(env: NodeJS.ProcessEnv, home?: string): string {
+  return join(asimovStateDir(env, home), 'wired.json');
 }
 
 /** The record at `path`. Never throws: a missing file is an empty record, an unreadable one says why in `problem`. */

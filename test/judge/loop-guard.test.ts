@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { countDenials, createLoopGuard, defaultStateDir, LOOP_LIMITS } from '../../src/judge/loop-guard.ts';
+import { countDenials, createLoopGuard, LOOP_LIMITS } from '../../src/judge/loop-guard.ts';
 
 const SRC = resolve(import.meta.dirname, '../../src/judge/loop-guard.ts');
 
@@ -83,9 +83,4 @@ test('the count is shared between processes', () => {
   } finally {
     s.cleanup();
   }
-});
-
-test('the state directory follows XDG_STATE_HOME when absolute', () => {
-  assert.equal(defaultStateDir({ XDG_STATE_HOME: '/s' }, '/h'), '/s/asimov');
-  assert.equal(defaultStateDir({}, '/h'), '/h/.local/state/asimov');
 });

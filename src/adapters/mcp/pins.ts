@@ -7,9 +7,9 @@
 // seen without connecting to the server. A store that cannot be read is never rewritten on its own: every
 // tool stays unapproved until a person fixes or deletes it.
 
+import { asimovStateDir } from '../../core/asimov-dirs.ts';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { AsimovError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/lazy.ts';
 import { shellQuote } from '../../core/tools.ts';
@@ -56,10 +56,8 @@ const LOCK_TIMEOUT_MS = 10_000;
 const SHA_RE = /^[0-9a-f]{64}$/;
 
 /** `$XDG_STATE_HOME/asimov/mcp-pins.json` (when absolute, as XDG requires), else `~/.local/state/asimov/mcp-pins.json`. */
-export function defaultPinsPath(env: NodeJS.ProcessEnv = process.env, home: string = env.HOME || homedir()): string {
-  const state = env.XDG_STATE_HOME?.trim();
-  if (state && isAbsolute(state)) return join(state, 'asimov', 'mcp-pins.json');
-  return join(home, '.local', 'state', 'asimov', 'mcp-pins.json');
+export function defaultPinsPath(env: NodeJS.ProcessEnv = process.env, home?: string): string {
+  return join(asimovStateDir(env, home), 'mcp-pins.json');
 }
 
 // ---------------------------------------------------------------------------------------------
