@@ -18,6 +18,7 @@ import { readClientConfigs, type ServerEntry } from '../adapters/mcp/client-conf
 import { inspectTool, printable, type ToolDef } from '../adapters/mcp/poison.ts';
 import { DEFAULT_SCAN_TIMEOUT_MS, listServerTools } from '../adapters/mcp/scan.ts';
 import { pickServerEntry } from '../adapters/mcp/server-lookup.ts';
+import { parseHeaderOption } from '../adapters/mcp/proxy-args.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { styleOf, table, type Style } from './style.ts';
@@ -117,9 +118,9 @@ function parse(argv: string[]): Options | 'help' {
   if ((values.sse || values.header) && values.url === undefined) throw new UsageError('--sse and --header go with --url');
   const headers: Record<string, string> = {};
   for (const h of values.header ?? []) {
-    const at = h.indexOf(':');
-    if (at <= 0) throw new UsageError(`--header takes 'Name: value', not '${h}'`);
-    headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+    const header = parseHeaderOption(h);
+    if (!header) throw new UsageError(`--header takes 'Name: value', not '${h}'`);
+    headers[header[0]] = header[1];
   }
   let timeoutMs = DEFAULT_SCAN_TIMEOUT_MS;
   if (values['timeout-ms'] !== undefined) {
@@ -239,7 +240,6 @@ export async function mcpAllowCommand(argv: string[], io: CliIO): Promise<number
     return EXIT.ok;
   }
   io.out(`Wrote ${file}.\n`);
-  // The proxy loads the policy once, when it starts (gate/gate.ts keeps it per project); hooks read it per call.
   io.out('It applies from the next call: hooks, the daemon and an `asimov mcp proxy` already running re-read the policy files when they change.\n');
   if (o.project) {
     io.out(`A project policy loosens only once trusted: review ${file}, then run \`asimov trust ${file}\`.\n`);

@@ -272,6 +272,8 @@ describe('usage mistakes', () => {
     [['everything', 'echo', '--', 'node', 'x.js'], /only for --read-only/],
     [['everything', '--read-only', '--url', 'http://127.0.0.1:1/mcp', '--', 'node'], /not both/],
     [['everything', '--read-only', '--sse'], /go with --url/],
+    [['everything', '--read-only', '--url', 'http://127.0.0.1:1/mcp', '--header', 'no colon'], /--header takes 'Name: value'/],
+    [['everything', '--read-only', '--url', 'http://127.0.0.1:1/mcp', '--header', 'Bad Name: v'], /--header takes 'Name: value'/],
     [['everything', 'echo', '--bogus'], /bogus/],
   ] as const) {
     test(`${args.join(' ') || '(nothing)'}: ${message}`, () => {

@@ -75,9 +75,9 @@ export function parseProxyArgs(argv: string[]): ProxyArgs | 'help' {
         break;
       case '--header': {
         const h = value(i++, a);
-        const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
-        if (!m) throw usage(`--header must look like 'Name: value', not '${h}'`);
-        out.headers[m[1]!] = m[2]!;
+        const header = parseHeaderOption(h);
+        if (!header) throw usage(`--header must look like 'Name: value', not '${h}'`);
+        out.headers[header[0]] = header[1];
         break;
       }
       default:
@@ -93,6 +93,12 @@ export function parseProxyArgs(argv: string[]): ProxyArgs | 'help' {
   if (out.url === undefined && out.command === undefined) throw usage('no upstream given: add -- <command> [args…], or --url <URL>');
   if (out.url === undefined && (out.sse || Object.keys(out.headers).length > 0)) throw usage('--sse and --header apply to --url only');
   return out;
+}
+
+/** `--header 'Name: value'` as [name, value]: a name HTTP allows (an RFC 9110 token), else null. */
+export function parseHeaderOption(h: string): [string, string] | null {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(h);
+  return m ? [m[1]!, m[2]!] : null;
 }
 
 function usage(message: string): AsimovError {
