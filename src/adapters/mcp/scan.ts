@@ -157,7 +157,8 @@ function isAsimov(w: string): boolean {
   return /^asimov(?:\.c?js)?$/.test(basename(w)) || /^asimov-firewall(@.*)?$/.test(w);
 }
 
-function targetOf(e: ServerEntry): string {
+/** The server id of an entry to connect to (an upstream: upstreamOf first), as pins and scan name it. */
+export function targetOf(e: ServerEntry): string {
   return e.transport === 'stdio' ? serverIdFor({ command: e.command ?? '', args: e.args ?? [] }) : serverIdFor({ url: e.url ?? '' });
 }
 

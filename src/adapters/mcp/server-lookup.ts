@@ -4,7 +4,7 @@
 
 import type { ServerEntry } from './client-configs.ts';
 import { CLIENT_LABELS } from './client-configs.ts';
-import { upstreamOf } from './scan.ts';
+import { targetOf, upstreamOf } from './scan.ts';
 
 export type ServerPick = { entry: ServerEntry; notes: string[] } | { error: string };
 
@@ -18,9 +18,9 @@ function describe(entry: ServerEntry): string {
   return `${CLIENT_LABELS[entry.client]} (${entry.file})`;
 }
 
-function targetOf(entry: ServerEntry): string {
-  const e = upstreamOf(entry).entry;
-  return e.transport === 'stdio' ? [e.command ?? '', ...(e.args ?? [])].join(' ') : (e.url ?? '');
+/** What the entry starts or reaches: the upstream's server id. */
+function startsWhat(entry: ServerEntry): string {
+  return targetOf(upstreamOf(entry).entry);
 }
 
 /**
@@ -38,6 +38,6 @@ export function pickServerEntry(server: string, entries: readonly ServerEntry[])
     return { error: `server ${server} is configured only where asimov does not start it (${why.join('; ')}); ${explicitly}` };
   }
   const entry = usable[0]!;
-  const notes = usable.slice(1).filter((e) => targetOf(e) !== targetOf(entry)).map((e) => `${describe(e)} also names a server ${server}, with another command or URL; its tools were not listed`);
+  const notes = usable.slice(1).filter((e) => startsWhat(e) !== startsWhat(entry)).map((e) => `${describe(e)} also names a server ${server}, with another command or URL; its tools were not listed`);
   return { entry, notes };
 }
