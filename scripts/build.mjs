@@ -17,7 +17,9 @@ rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const common = {
   bundle: true, platform: 'node', target: 'node20', legalComments: 'none', logLevel: 'warning',
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
-  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*'],
+  // asimov serve's framework and embedded database are runtime dependencies too: PGlite loads its
+  // WebAssembly and data files from beside its own module, and neither is paid for by a hook process.
+  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*', 'fastify', '@fastify/rate-limit', '@electric-sql/pglite'],
 };
 
 /*
@@ -33,7 +35,7 @@ const COLD = {
   'src/cli/mcp-cmd.ts': 'cmd-mcp', 'src/cli/mcp-proxy-cmd.ts': 'cmd-mcp-proxy', 'src/cli/mcp-tools-cmd.ts': 'cmd-mcp-tools',
   'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/cli/mcp-allow-cmd.ts': 'cmd-mcp-allow',
   'src/judge/review.ts': 'judge-review', 'src/cli/active-banner.ts': 'cmd-banner',
-  'src/cli/uninstall-cmd.ts': 'cmd-uninstall',
+  'src/cli/uninstall-cmd.ts': 'cmd-uninstall', 'src/cli/serve-cmd.ts': 'cmd-serve',
 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const splitCold = (self) => ({

@@ -57,6 +57,8 @@ export interface AuditEvent {
   policy_hash: string | null;
   error_code?: string;
   judge?: AuditJudge;
+  /** Who asked through asimov serve: the name of the API token the request carried. */
+  principal?: string;
   /** The call's arguments with secrets replaced by `[REDACTED:<kind>]` and long strings cut. */
   input: Record<string, unknown>;
   /** JSON paths of the fields where something secret was removed (`input.command`, `findings[0].subject`). */
@@ -75,6 +77,8 @@ export interface BuildEventExtra {
   ts?: Date;
   policyHash?: string | null;
   judge?: AuditJudge;
+  /** The API token's name, for a call that came through asimov serve. */
+  principal?: string;
 }
 
 /** The draft event for one decision, with every free-text field redacted. */
@@ -112,6 +116,7 @@ export function buildEvent(call: ToolCall, decision: Decision, extra: BuildEvent
   };
   if (decision.errorCode !== undefined) draft.error_code = decision.errorCode;
   if (extra.judge) draft.judge = { ...extra.judge, reason: redactField(extra.judge.reason, 'judge.reason', erased) };
+  if (extra.principal !== undefined) draft.principal = extra.principal;
   return draft;
 }
 
@@ -185,7 +190,7 @@ export function sealEvent(draft: AuditEventDraft, prev: string, hash: (text: str
 /** Key order of a line on disk: the decision first for people reading the file, `prev` and `hash` last. */
 const LINE_ORDER: readonly string[] = [
   'v', 'decision_id', 'ts', 'agent', 'session', 'call_id', 'tool', 'client_tool', 'cwd',
-  'verdict', 'tier', 'rule', 'reason', 'layer', 'findings', 'ms', 'policy_hash', 'error_code', 'judge',
+  'verdict', 'tier', 'rule', 'reason', 'layer', 'findings', 'ms', 'policy_hash', 'error_code', 'judge', 'principal', 'approval',
   'input', 'erased', 'prev', 'hash',
 ];
 

@@ -15,7 +15,7 @@ import type { EffectivePolicy } from '../policy/layers.ts';
 import { loadPolicy, findProjectRoot } from '../policy/load.ts';
 import type { RuleContext } from '../policy/rule.ts';
 import { runExample } from '../policy/examples.ts';
-import { buildEvent, type AuditJudge } from '../audit/event.ts';
+import { buildEvent, type AuditJudge, type BuildEventExtra } from '../audit/event.ts';
 import { judgeSwitchOn } from '../judge/switch.ts';
 import type { JudgeStep } from '../judge/review.ts';
 import { createAuditWriter } from '../audit/writer.ts';
@@ -65,6 +65,8 @@ export interface DecideOptions {
   deadline?: number;
   /** Aborts slow layers early (the adapter's own deadline or shutdown); treated like a passed deadline. */
   signal?: AbortSignal;
+  /** Who asked, for the audit record: the API token's name of a call that came through asimov serve. */
+  principal?: string;
 }
 
 export interface Gate {
@@ -204,7 +206,7 @@ export function createGate(options: GateOptions = {}): Gate {
     } catch (e) {
       decision = errorDecision(e, decisionId, nowMs() - start);
     }
-    return record(call, decision, policyHash);
+    return record(call, decision, policyHash, undefined, opts.principal);
   };
 
   // The judge (Layer 2), loaded on the first call that needs it: with the judge off, or for calls the
@@ -223,7 +225,7 @@ export function createGate(options: GateOptions = {}): Gate {
       seen = inspect(call);
       ({ classification, policy } = seen);
     } catch (e) {
-      return record(call, errorDecision(e, decisionId, nowMs() - start), undefined);
+      return record(call, errorDecision(e, decisionId, nowMs() - start), undefined, undefined, opts.principal);
     }
     let decision: Decision;
     let judge: AuditJudge | undefined;
@@ -249,14 +251,14 @@ export function createGate(options: GateOptions = {}): Gate {
       } catch (e) {
         // The judge step catches the judge's own failures; anything escaping it is a bug, and a deny.
         const d = errorDecision(e, decisionId, nowMs() - start);
-        return record(call, { ...d, tier: classification.tier, rule: classification.rule, findings: classification.findings }, policy.hash);
+        return record(call, { ...d, tier: classification.tier, rule: classification.rule, findings: classification.findings }, policy.hash, undefined, opts.principal);
       }
     }
     if (decision.verdict !== 'deny' && policy.chains && policy.chains.length > 0) {
       decision = await applyChains(call, decision, policy, personAvailable, opts, () => nowMs() - start);
     }
     if (decision.verdict === 'allow') noteCreations(seen);
-    return record(call, decision, policy.hash, judge);
+    return record(call, decision, policy.hash, judge, opts.principal);
   };
 
   /** The policy's external chains, after the static layer and the judge, for a call not already denied. */
@@ -287,11 +289,16 @@ export function createGate(options: GateOptions = {}): Gate {
     }
   };
 
-  const record = (call: ToolCall, decision: Decision, policyHash: string | undefined, judge?: AuditJudge): Decision => {
+  const record = (call: ToolCall, decision: Decision, policyHash: string | undefined, judge?: AuditJudge, principal?: string): Decision => {
     let s: AuditSink | null;
     try {
       s = auditSink();
-      if (s) s.append(buildEvent(call, decision, judge ? { ts: now(), policyHash, judge } : { ts: now(), policyHash }));
+      if (s) {
+        const extra: BuildEventExtra = { ts: now(), policyHash };
+        if (judge) extra.judge = judge;
+        if (principal !== undefined) extra.principal = principal;
+        s.append(buildEvent(call, decision, extra));
+      }
     } catch (e) {
       if (options.auditRequired === false) return decision;
       return {

@@ -1,4 +1,4 @@
-// Dependencies point one way (DESIGN §8): core <- content <- shell <- policy <- audit/judge <- gate <- adapters/wire <- cli.
+// Dependencies point one way (DESIGN §8): core <- content <- shell <- policy <- audit/judge/store <- gate/exec <- adapters/wire/server <- cli.
 // This test reads every import in src/ and fails on one that points up the stack.
 
 import { test } from 'node:test';
@@ -9,7 +9,9 @@ import { dirname, join, relative, resolve } from 'node:path';
 const SRC = resolve(import.meta.dirname, '../../src');
 // content/ (what a call carries: secrets, commands that files run later, inline code, payloads) is pure
 // text analysis with no policy knowledge, below the shell analysis that uses its decoders.
-const RANK: Record<string, number> = { core: 0, content: 1, shell: 2, policy: 3, audit: 4, judge: 4, gate: 5, exec: 5, adapters: 6, wire: 6, cli: 7 };
+// store/ (the embedded database and its tables) needs only core; server/ (asimov serve's HTTP routes) sits
+// beside the other adapters; web/ (the dashboard's front end) is built for the browser and imported by nothing.
+const RANK: Record<string, number> = { core: 0, content: 1, shell: 2, policy: 3, audit: 4, judge: 4, store: 4, gate: 5, exec: 5, adapters: 6, wire: 6, server: 6, cli: 7, web: 8 };
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -1,0 +1,211 @@
+// The HTTP server of `asimov serve`, on Fastify. Every route is declared once (server/route.ts) and
+// registered here through one wrapper that authenticates, checks the token's scope, validates the request
+// with the route's zod schemas and turns every failure into a JSON error with a status, never a stack trace.
+//
+// Deliberately absent: CORS. The API is for programs and for the dashboard served by this same origin; a
+// request that a browser marks as coming from another origin is refused outright.
+
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import * as z from 'zod';
+import { describeError } from '../core/errors.ts';
+import { SCOPES, type Scope, type TokenInfo } from '../store/tokens.ts';
+import type { ServerDeps } from './deps.ts';
+import { HttpError, type Principal, type RouteSpec } from './route.ts';
+import { allRoutes } from './routes/index.ts';
+
+export { allRoutes };
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Requests per token per minute (per client address for requests without a valid token). */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 30_000;
+/** Marks a request that came over the local socket (server/start.ts), which only this user can reach. */
+export const LOCAL_SOCKET = Symbol.for('asimov.serve.local');
+
+/** The cookie the dashboard's sign-in sets: the token itself, HttpOnly and SameSite=Strict. */
+export const SESSION_COOKIE = 'asimov_token';
+
+export interface AppOptions {
+  deps: ServerDeps;
+  bodyLimit?: number;
+  /** Requests per token per minute; 0 turns the limit off. */
+  rateLimitPerMinute?: number;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Routes to serve instead of every module's (tests). */
+  routes?: RouteSpec<any, any, any>[];
+  /** One line per notable event (refused requests, errors); default nothing. */
+  log?: (line: string) => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const log = o.log ?? (() => {});
+  const app = Fastify({
+    logger: false,
+    bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // Behind no proxy by default: the peer address is the client's.
+    trustProxy: false,
+    ...(o.tls ? { https: { cert: o.tls.cert, key: o.tls.key } } : {}),
+  } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+
+  app.decorateRequest('principal', null);
+
+  // JSON only, decoded strictly: invalid UTF-8 is an error, not silently replaced characters.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    const buf = body as Buffer;
+    if (buf.length === 0) return done(null, undefined);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    } catch {
+      return done(new HttpError(400, 'bad_encoding', 'The request body is not valid UTF-8.'), undefined);
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      done(new HttpError(400, 'bad_json', `The request body is not valid JSON: ${(e as Error).message}`), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `${o.tls ? 'https' : 'http'}://${req.headers.host ?? ''}`) {
+      throw new HttpError(403, 'cross_origin', `Requests from another origin (${origin}) are refused: this API has no CORS.`);
+    }
+    req.principal = await authenticate(req, o.deps);
+  });
+
+  const limit = o.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+  if (limit > 0) {
+    await app.register(rateLimit, {
+      global: false,
+      hook: 'preHandler',
+      max: limit,
+      timeWindow: 60_000,
+      keyGenerator: (req: FastifyRequest) => (req.principal ? `token:${req.principal.token.id}` : `ip:${req.ip}`),
+      errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, error: 'rate_limited', message: `Too many requests: at most ${ctx.max} a minute for one token; try again in ${ctx.after}.` }),
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send({ error: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]}.` });
+  });
+
+  app.setErrorHandler((err: unknown, req, reply) => {
+    const { status, body } = errorAnswer(err);
+    if (status >= 500) log(`asimov serve: ${req.method} ${req.url.split('?')[0]} failed: ${describeError(err)}`);
+    void reply.code(status).send(body);
+  });
+
+  for (const spec of o.routes ?? allRoutes(o.deps)) register(app, spec, limit > 0);
+  return app;
+}
+
+function register(app: FastifyInstance, spec: RouteSpec<any, any, any>, limited: boolean): void {
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
+    ...(limited && !spec.unlimited ? { config: { rateLimit: {} } } : {}),
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (spec.scope !== null) requireScope(req.principal, spec.scope);
+      const body = spec.body ? parse(spec.body, req.body ?? {}, 'body') : req.body;
+      const params = spec.params ? parse(spec.params, req.params, 'path') : req.params;
+      const query = spec.query ? parse(spec.query, req.query, 'query') : req.query;
+      const ac = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) ac.abort();
+      };
+      reply.raw.once('close', onClose);
+      const out = await spec.handler({ body, params, query, principal: req.principal, req, reply, signal: ac.signal });
+      if (reply.sent) return reply;
+      if (spec.status !== undefined) void reply.code(spec.status);
+      return out;
+    },
+  });
+}
+
+function requireScope(p: Principal | null, scope: Scope): void {
+  if (!p) throw new HttpError(401, 'unauthorized', 'This route needs a token: send `Authorization: Bearer <token>` (create one with `asimov serve token create`).');
+  if (!p.token.scopes.includes(scope)) {
+    throw new HttpError(403, 'forbidden', `The token '${p.token.name}' lacks the '${scope}' scope this route needs (it has: ${p.token.scopes.join(', ')}).`);
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw new HttpError(400, 'bad_request', `Invalid request ${where}: ${z.prettifyError(r.error).replace(/\n/g, '; ')}`);
+}
+
+/**
+ * The principal of a request: the token in `Authorization: Bearer`, else the dashboard's cookie. A cookie
+ * alone never authorises a state-changing request without the `x-asimov-request` header, which no
+ * cross-site form can send (CSRF); SameSite=Strict already keeps the cookie off cross-site requests.
+ */
+async function authenticate(req: FastifyRequest, deps: ServerDeps): Promise<Principal | null> {
+  if ((req.raw.socket as { [LOCAL_SOCKET]?: true })[LOCAL_SOCKET]) return { token: LOCAL_TOKEN };
+  const auth = req.headers.authorization;
+  let secret: string | undefined;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw new HttpError(401, 'unauthorized', 'The Authorization header must be `Bearer <token>`.');
+    secret = m[1]!;
+  } else {
+    secret = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    if (secret !== undefined && req.method !== 'GET' && req.method !== 'HEAD' && req.headers['x-asimov-request'] === undefined) {
+      throw new HttpError(403, 'csrf', 'A request signed in by cookie must carry the x-asimov-request header.');
+    }
+  }
+  if (secret === undefined) return null;
+  const token = await deps.tokens.verify(secret);
+  if (!token) throw new HttpError(401, 'unauthorized', 'The token is unknown or revoked.');
+  deps.tokens.touch(token.id);
+  return { token };
+}
+
+/** The principal of the local socket: this user, every scope. */
+export const LOCAL_TOKEN: TokenInfo = {
+  id: 'local', name: 'local', scopes: [...SCOPES], createdAt: new Date(0).toISOString(), lastUsedAt: null, revokedAt: null,
+};
+
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Any error as a status and a JSON body: ours, Fastify's own (body too large, bad media type), or a bug. */
+export function errorAnswer(err: unknown): { status: number; body: Record<string, unknown> } {
+  if (err instanceof HttpError) return { status: err.status, body: { error: err.code, message: err.message, ...err.extra } };
+  const e = err as { statusCode?: number; code?: string; message?: string };
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    const code =
+      e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'body_too_large'
+      : e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? 'unsupported_media_type'
+      : e.statusCode === 429 ? 'rate_limited'
+      : 'bad_request';
+    const message =
+      code === 'unsupported_media_type' ? 'Send the body as application/json.'
+      : code === 'body_too_large' ? 'The request body is larger than this server accepts (see --body-limit).'
+      : (e.message ?? 'Bad request.');
+    return { status: e.statusCode, body: { error: code, message } };
+  }
+  return { status: 500, body: { error: 'internal', message: `asimov serve failed on this request: ${describeError(err)}` } };
+}

@@ -1,0 +1,20 @@
+// What the routes of `asimov serve` share: one gate, the database and its stores, the server's settings.
+// Each route module is a function of these (server/app.ts lists them).
+
+import type { Gate } from '../gate/gate.ts';
+import type { Database } from '../store/database.ts';
+import type { TokenStore } from '../store/tokens.ts';
+
+export interface ServerDeps {
+  gate: Gate;
+  db: Database;
+  tokens: TokenStore;
+  /** The server's environment: the gate reads it; executed commands get an allowlisted part of it. */
+  env: NodeJS.ProcessEnv;
+  /** The directory relative paths and a missing cwd default to (the server's own). */
+  cwd: string;
+  /** The public base URL of this server (for links in notifications), e.g. https://gate.example:7420. */
+  baseUrl: string;
+  /** asimov's version, for /healthz and the OpenAPI document. */
+  version: string;
+}

@@ -1,0 +1,21 @@
+// Every route module of `asimov serve`, in the order the OpenAPI document lists them.
+
+import type { ServerDeps } from '../deps.ts';
+import type { RouteSpec } from '../route.ts';
+import { decideRoutes } from './decide.ts';
+import { metaRoutes } from './meta.ts';
+import { tokenRoutes } from './tokens.ts';
+
+export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
+
+export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
+  decideRoutes,
+  tokenRoutes,
+];
+
+/** Every route of the server: each module's, then the public ones (which describe all of them). */
+export function allRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
+  const own = SERVER_ROUTE_MODULES.flatMap((m) => m(deps));
+  const meta = metaRoutes(deps, () => [...own, ...meta]);
+  return [...own, ...meta];
+}

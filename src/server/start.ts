@@ -1,0 +1,125 @@
+// Starts `asimov serve`: the database, the gate, the HTTP(S) listener, and a local socket beside the data
+// for this user's own commands (`asimov serve token …`, `asimov approvals …`) that need no token, because
+// only this user can reach it. Closing stops all three, in the order that loses nothing.
+
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { AsimovError } from '../core/errors.ts';
+import { isPrivateDir } from '../core/private-dir.ts';
+import type { Gate } from '../gate/gate.ts';
+import { freshGate } from '../gate/fresh-gate.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+import { createTokenStore } from '../store/tokens.ts';
+import { buildApp, LOCAL_SOCKET } from './app.ts';
+import type { ServerDeps } from './deps.ts';
+import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
+
+export const SOCKET_NAME = 'api.sock';
+
+export interface StartOptions {
+  listen: ListenAddress;
+  /** The server's own directory (database, local socket); omitted: an in-memory database and no local socket. */
+  dataDir?: string;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Listen on a non-loopback address without TLS. */
+  insecure?: boolean;
+  bodyLimit?: number;
+  rateLimitPerMinute?: number;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  version: string;
+  /** A gate to use instead of freshGate({ env }) (tests). */
+  gate?: Gate;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  /** The local socket of this user's commands, when there is a data directory. */
+  socketPath: string | null;
+  app: FastifyInstance;
+  db: Database;
+  deps: ServerDeps;
+  close(): Promise<void>;
+}
+
+export async function startServer(o: StartOptions): Promise<RunningServer> {
+  if (!isLoopback(o.listen.host) && !o.tls && !o.insecure) {
+    throw new AsimovError('usage', `Listening on ${o.listen.host} carries tokens and commands over the network: give --tls-cert and --tls-key, or --insecure to do it in the clear anyway.`);
+  }
+  if (o.dataDir !== undefined) {
+    mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+    if (!isPrivateDir(o.dataDir)) {
+      throw new AsimovError('io_error', `${o.dataDir} must be a directory of this user's alone (mode 700, not a link): it holds the database and the local socket, which needs no token.`);
+    }
+  }
+  const db = await openDatabase(o.dataDir === undefined ? {} : { dir: join(o.dataDir, 'db') });
+  const deps: ServerDeps = {
+    gate: o.gate ?? freshGate({ env: o.env }),
+    db,
+    tokens: createTokenStore(db),
+    env: o.env,
+    cwd: o.cwd,
+    baseUrl: urlOf(o.listen, o.tls !== undefined),
+    version: o.version,
+  };
+  let app: FastifyInstance;
+  let local: Server | null = null;
+  let socketPath: string | null = null;
+  try {
+    app = await buildApp({
+      deps,
+      ...(o.bodyLimit !== undefined ? { bodyLimit: o.bodyLimit } : {}),
+      ...(o.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: o.rateLimitPerMinute } : {}),
+      ...(o.tls ? { tls: o.tls } : {}),
+      ...(o.log ? { log: o.log } : {}),
+    });
+    await app.listen({ host: o.listen.host, port: o.listen.port });
+    const addr = app.server.address();
+    if (addr && typeof addr === 'object') deps.baseUrl = urlOf({ host: o.listen.host, port: addr.port }, o.tls !== undefined);
+    if (o.dataDir !== undefined) {
+      socketPath = join(o.dataDir, SOCKET_NAME);
+      local = await listenLocal(app, socketPath);
+    }
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: deps.baseUrl,
+    socketPath,
+    app,
+    db,
+    deps,
+    close: () =>
+      (closing ??= (async () => {
+        if (local) await new Promise<void>((res) => local!.close(() => res()));
+        local?.closeAllConnections();
+        await app.close();
+        await db.close();
+      })()),
+  };
+}
+
+/** The local socket: requests on it go through the same routes, marked as this user's own. */
+async function listenLocal(app: FastifyInstance, path: string): Promise<Server> {
+  if (existsSync(path)) {
+    // Left by a server that was killed: the data directory's lock (held by now) says no other server runs.
+    if (!lstatSync(path).isSocket()) throw new AsimovError('io_error', `${path} exists and is not a socket; remove it.`);
+    unlinkSync(path);
+  }
+  const server = createHttpServer((req, res) => {
+    (req.socket as Socket & { [LOCAL_SOCKET]?: true })[LOCAL_SOCKET] = true;
+    app.routing(req, res);
+  });
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej);
+    server.listen(path, () => res());
+  });
+  chmodSync(path, 0o600);
+  return server;
+}
