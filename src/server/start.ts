@@ -15,6 +15,7 @@ import { openDatabase, type Database } from '../store/database.ts';
 import { createTokenStore } from '../store/tokens.ts';
 import { buildApp, LOCAL_SOCKET } from './app.ts';
 import type { ServerDeps } from './deps.ts';
+import { createEventBus } from './events.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 
 export const SOCKET_NAME = 'api.sock';
@@ -65,6 +66,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     cwd: o.cwd,
     baseUrl: urlOf(o.listen, o.tls !== undefined),
     version: o.version,
+    events: createEventBus(),
   };
   let app: FastifyInstance;
   let local: Server | null = null;
