@@ -12,14 +12,15 @@ import { summaryTable, type SummaryRow } from './report.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
-const SECTIONS = ['corpora', 'adversarial', 'traffic', 'speed', 'fuzz', 'judge', 'claude', 'mcp'] as const;
+const SECTIONS = ['corpora', 'adversarial', 'traffic', 'speed', 'fuzz', 'judge', 'claude', 'mcp', 'serve'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx bench/run.ts [options])
 
   --corpus DIR      corpus directory (default: $ASIMOV_CORPUS_DIR, else ../shared/corpus next to the repository)
   --only LIST       run only these sections, comma-separated: corpora, adversarial, traffic, speed, fuzz,
-                    judge, claude, mcp
+                    judge, claude, mcp, serve
+  --serve-seconds N duration of the sustained-load phase of the serve section (default 60)
   --fuzz N          number of fuzz inputs (default 100000)
   --seed N          fuzz seed (default: random, printed)
   --rounds N        rounds of the alternating process-start measurement (default 25)
@@ -40,6 +41,7 @@ interface Options {
   rounds: number;
   judgeRounds: number;
   claudeRounds: number;
+  serveSeconds: number;
   replay: number | undefined;
 }
 
@@ -62,6 +64,7 @@ function parseOptions(argv: string[]): Options | null {
       rounds: { type: 'string' },
       'judge-rounds': { type: 'string' },
       'claude-rounds': { type: 'string' },
+      'serve-seconds': { type: 'string' },
       replay: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -80,6 +83,7 @@ function parseOptions(argv: string[]): Options | null {
     rounds: intFlag('rounds', values.rounds, 25, 1),
     judgeRounds: intFlag('judge-rounds', values['judge-rounds'], 200, 1),
     claudeRounds: intFlag('claude-rounds', values['claude-rounds'], 10, 1),
+    serveSeconds: intFlag('serve-seconds', values['serve-seconds'], 60, 5),
     replay: values.replay === undefined ? undefined : intFlag('replay', values.replay, 0, 0),
   };
 }
@@ -237,6 +241,15 @@ async function main(argv: string[]): Promise<number> {
       console.log(formatMcpBench(m));
       summary.push(...mcpBenchRows(m));
       json.mcp = m;
+    }
+
+    if (opts.only.has('serve')) {
+      heading('7. asimov serve under load');
+      const { runServeBench, formatServeBench, serveBenchRows } = await import('./serve.ts');
+      const r = await runServeBench(REPO_ROOT, opts.serveSeconds);
+      console.log(formatServeBench(r));
+      summary.push(...serveBenchRows(r));
+      json.serve = r;
     }
 
     json.loadAverageAtEnd = loadavg()[0];

@@ -11,6 +11,8 @@ await build({
   format: 'esm',
   target: 'node20',
   logLevel: 'warning',
+  // autocannon loads its own files (workers, the HTTP parser) by path: it runs from node_modules as published.
+  external: ['autocannon'],
   // The bench finds the repository from its own place; the bundle sits one level deeper.
   define: { 'import.meta.dirname': '__benchDir' },
   banner: {

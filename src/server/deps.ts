@@ -5,6 +5,7 @@ import type { Gate } from '../gate/gate.ts';
 import type { Database } from '../store/database.ts';
 import type { TokenStore } from '../store/tokens.ts';
 import type { EventBus } from './events.ts';
+import type { BatchedAuditSink } from './audit-batch.ts';
 
 export interface ServerDeps {
   gate: Gate;
@@ -16,6 +17,8 @@ export interface ServerDeps {
   cwd: string;
   /** The public base URL of this server (for links in notifications), e.g. https://gate.example:7420. */
   baseUrl: string;
+  /** The gate's audit sink (group commit); a request waits on settled() before it answers. Null: auditing off. */
+  audit: BatchedAuditSink | null;
   /** New decisions and approval changes, for the live feed and for calls waiting on a person. */
   events: EventBus;
   /** asimov's version, for /healthz and the OpenAPI document. */

@@ -16,6 +16,7 @@ import { createTokenStore } from '../store/tokens.ts';
 import { buildApp, LOCAL_SOCKET } from './app.ts';
 import type { ServerDeps } from './deps.ts';
 import { createEventBus } from './events.ts';
+import { createBatchedAuditSink } from './audit-batch.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 
 import { SOCKET_NAME } from './socket-name.ts';
@@ -64,9 +65,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       throw new AsimovError('io_error', `${o.dataDir} must be a directory of this user's alone (mode 700, not a link): it holds the database and the local socket, which needs no token.`);
     }
   }
+  // Fails here, before anything listens, when ASIMOV_AUDIT_LOG is unusable.
+  const audit = o.gate ? null : createBatchedAuditSink(o.env);
   const db = await openDatabase(o.dataDir === undefined ? {} : { dir: join(o.dataDir, 'db') });
   const deps: ServerDeps = {
-    gate: o.gate ?? freshGate({ env: o.env }),
+    gate: o.gate ?? freshGate({ env: o.env, ...(audit ? { audit } : { audit: false }) }),
+    audit,
     db,
     tokens: createTokenStore(db),
     env: o.env,

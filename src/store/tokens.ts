@@ -80,8 +80,17 @@ export interface TokenStore {
   touch(id: string): void;
 }
 
-export function createTokenStore(db: Queryable): TokenStore {
+/**
+ * How long a verified token is trusted without asking the database again. A revocation through this store
+ * applies at once (it clears the cache); one made by another process on a shared database (teams) applies
+ * within this time.
+ */
+export const VERIFY_CACHE_MS = 5_000;
+
+export function createTokenStore(db: Queryable, now: () => number = Date.now): TokenStore {
   const touched = new Map<string, number>();
+  // By hash: a lookup per request was most of a decision's cost in the embedded database under load.
+  const verified = new Map<string, { info: TokenInfo; at: number }>();
   return {
     async create(name, scopes) {
       if (!NAME_RE.test(name)) throw new AsimovError('usage', `token name '${name}' must be 1-64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit`);
@@ -102,12 +111,23 @@ export function createTokenStore(db: Queryable): TokenStore {
     },
     async revoke(nameOrId) {
       const rows = await db.query('UPDATE tokens SET revoked_at = now() WHERE (name = $1 OR id = $1) AND revoked_at IS NULL RETURNING id', [nameOrId]);
+      verified.clear();
       return rows.length > 0;
     },
     async verify(secret) {
       if (!looksLikeToken(secret)) return null;
-      const rows = await db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1 AND revoked_at IS NULL', [hashToken(secret)]);
-      return rows[0] ? info(rows[0]) : null;
+      const hash = hashToken(secret);
+      const hit = verified.get(hash);
+      if (hit && now() - hit.at < VERIFY_CACHE_MS) return hit.info;
+      const rows = await db.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1 AND revoked_at IS NULL', [hash]);
+      if (!rows[0]) {
+        verified.delete(hash);
+        return null;
+      }
+      const found = info(rows[0]);
+      if (verified.size > 1000) verified.clear();
+      verified.set(hash, { info: found, at: now() });
+      return found;
     },
     touch(id) {
       const now = Date.now();

@@ -55,7 +55,7 @@ test('tokens before and while the server runs; a decision over HTTP; SIGTERM sto
     body: JSON.stringify({ tool: 'shell', input: { command: 'rm -rf ~' }, cwd: s.project }),
   });
   assert.equal(r.status, 200);
-  assert.equal((await r.json()).verdict, 'deny');
+  assert.equal(((await r.json()) as { verdict: string }).verdict, 'deny');
 
   // While it runs, the token commands go through its local socket (the database is the server's alone).
   const second = s.run(['serve', 'token', 'create', '--name', 'viewer', '--scopes', 'read', '--json']);

@@ -81,7 +81,7 @@ describe('authentication and scopes', () => {
     for (const auth of ['Bearer asv_' + 'A'.repeat(43), 'Bearer nonsense', 'Basic dXNlcjpwYXNz', 'Bearer']) {
       const r = await fetch(`${s.url}/v1/decide`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(shell('ls')) });
       assert.equal(r.status, 401, auth);
-      assert.equal((await r.json()).error, 'unauthorized');
+      assert.equal(((await r.json()) as { error: string }).error, 'unauthorized');
     }
   });
 
@@ -117,7 +117,7 @@ describe('authentication and scopes', () => {
     const headers = { cookie: `asimov_token=${decide}`, 'content-type': 'application/json' };
     const r = await fetch(`${s.url}/v1/decide`, { method: 'POST', headers, body: JSON.stringify(shell('ls')) });
     assert.equal(r.status, 403);
-    assert.equal((await r.json()).error, 'csrf');
+    assert.equal(((await r.json()) as { error: string }).error, 'csrf');
     const ok = await fetch(`${s.url}/v1/decide`, { method: 'POST', headers: { ...headers, 'x-asimov-request': '1' }, body: JSON.stringify(shell('ls')) });
     assert.equal(ok.status, 200);
   });

@@ -4,6 +4,7 @@
 
 import * as z from 'zod';
 import type { Decision } from '../../core/types.ts';
+import { describeError } from '../../core/errors.ts';
 import type { ServerDeps } from '../deps.ts';
 import { route, type RouteContext, type RouteSpec } from '../route.ts';
 import { DecisionSchema, ToolCallSchema, type ToolCallBody } from '../schemas.ts';
@@ -18,11 +19,28 @@ export const BatchAnswerSchema = z.object({ decisions: z.array(DecisionSchema) }
 
 /** One call through the gate for a request, with the request's token recorded as who asked. */
 export async function decideFor(deps: ServerDeps, body: ToolCallBody, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'principal' | 'signal'>): Promise<Decision> {
-  return deps.gate.decide(toToolCall(body, API_AGENT), {
+  const decision = await deps.gate.decide(toToolCall(body, API_AGENT), {
     personAvailable: false,
     signal: ctx.signal,
     ...(ctx.principal ? { principal: ctx.principal.token.name } : {}),
   });
+  return recorded(deps, decision);
+}
+
+/** The decision once its audit record is on disk; a refusal when it could not be written (fail closed). */
+export async function recorded(deps: ServerDeps, decision: Decision): Promise<Decision> {
+  try {
+    await deps.audit?.settled();
+    return decision;
+  } catch (e) {
+    return {
+      ...decision,
+      verdict: 'deny',
+      layer: 'error',
+      reason: `The audit log could not be written, so the call is refused: ${describeError(e)}`,
+      errorCode: 'audit_io_error',
+    };
+  }
 }
 
 export function decideRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
