@@ -3,6 +3,7 @@
 import type { ServerDeps } from '../deps.ts';
 import type { RouteSpec } from '../route.ts';
 import { decideRoutes } from './decide.ts';
+import { executeRoutes } from './execute.ts';
 import { metaRoutes } from './meta.ts';
 import { tokenRoutes } from './tokens.ts';
 
@@ -10,6 +11,7 @@ export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
 export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   decideRoutes,
+  executeRoutes,
   tokenRoutes,
 ];
 
