@@ -5,6 +5,7 @@ import type { RouteSpec } from '../route.ts';
 import { decideRoutes } from './decide.ts';
 import { executeRoutes } from './execute.ts';
 import { metaRoutes } from './meta.ts';
+import { proposalRoutes } from './proposals.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
@@ -12,6 +13,7 @@ export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   decideRoutes,
   executeRoutes,
+  proposalRoutes,
   tokenRoutes,
 ];
 
