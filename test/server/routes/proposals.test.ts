@@ -104,3 +104,15 @@ test('auth: no token 401; execute: true without the execute scope 403; a token w
   const execOnly = await s.token(['execute']);
   assert.equal((await propose({ text: 'EXECUTE: ls' }, execOnly)).status, 403);
 });
+
+test('the OpenAPI document describes both routes, with their bodies and answers', async () => {
+  const r = await s.call('GET', '/openapi.json');
+  assert.equal(r.status, 200);
+  for (const path of ['/v1/execute', '/v1/proposals']) {
+    const op = r.body.paths[path]?.post;
+    assert.ok(op, `${path} is missing`);
+    assert.ok(op.requestBody, `${path} has no body schema`);
+    assert.ok(op.responses['200'].content['application/json'].schema, `${path} has no answer schema`);
+  }
+  assert.deepEqual(r.body.paths['/v1/execute'].post.requestBody.content['application/json'].schema.required?.sort(), ['command', 'cwd']);
+});
