@@ -82,7 +82,13 @@ function checkedCwd(cwd: string, roots: readonly string[]): string {
   } catch (e) {
     throw new HttpError(400, 'bad_cwd', `The working directory ${cwd} cannot be used: ${errnoOf(e) === 'ENOENT' ? 'it does not exist' : describeError(e)}.`);
   }
-  if (!statSync(real).isDirectory()) throw new HttpError(400, 'bad_cwd', `The working directory ${cwd} is not a directory.`);
+  let isDir = false;
+  try {
+    isDir = statSync(real).isDirectory();
+  } catch {
+    // Removed since realpath found it: not a directory to run in either.
+  }
+  if (!isDir) throw new HttpError(400, 'bad_cwd', `The working directory ${cwd} is not a directory.`);
   if (!roots.some((r) => isWithin(r, real))) {
     const via = real === cwd ? '' : ` (it resolves to ${real})`;
     throw new HttpError(403, 'cwd_outside_roots', `The working directory ${cwd}${via} is outside the directories this server runs commands in: ${roots.join(', ')}. Add it to the policy's tools.roots, or start asimov serve there.`);
