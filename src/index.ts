@@ -12,3 +12,4 @@ export { loadPolicy, findProjectRoot } from './policy/load.ts';
 export type { EffectivePolicy } from './policy/layers.ts';
 export { recommended } from './policy/rules/index.ts';
 export { defineShellRule, defineToolRule, type Rule, type ShellRule, type ToolRule, type RuleContext } from './policy/rule.ts';
+export { extractProposal, PROPOSAL_PREFIX, type Proposal } from './adapters/proposals.ts';

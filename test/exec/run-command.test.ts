@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BoundedOutput, runCommand } from '../../src/exec/run-command.ts';
+import { BoundedOutput, runCommand, runCommandSplit } from '../../src/exec/run-command.ts';
 import { gone, waitGone } from '../helpers/processes.ts';
 
 let dir = '';
@@ -32,6 +32,23 @@ test('output, exit code, cwd and stdin', async () => {
   assert.match(r.output, /err\n/);
   assert.match(r.output, /stdin: eof/);
   assert.equal(r.droppedBytes, 0);
+});
+
+test('split: stdout and stderr apart, stdin written then closed', async () => {
+  const r = await runCommandSplit({ command: 'cat; echo err >&2; read x || echo "stdin: eof" >&2; exit 4', cwd: dir, env: ENV, timeoutMs: 30_000, stdin: 'line one\nline two\n' });
+  assert.equal(r.exitCode, 4);
+  assert.equal(r.stdout, 'line one\nline two\n');
+  assert.equal(r.stderr, 'err\nstdin: eof\n');
+  assert.equal(r.stdoutBytes, 18);
+  assert.equal(r.droppedBytes, 0);
+});
+
+test('split: each stream is bounded on its own', async () => {
+  const r = await runCommandSplit({ command: 'head -c 5000 /dev/zero | tr "\\0" a; echo short >&2', cwd: dir, env: ENV, timeoutMs: 30_000, maxOutputBytes: 1000 });
+  assert.equal(r.stdoutBytes, 5000);
+  assert.equal(r.droppedBytes, 4000);
+  assert.match(r.stdout, /^a{500}\n\[… 4000 bytes of output dropped …\]\na{500}$/);
+  assert.equal(r.stderr, 'short\n');
 });
 
 test('the child gets only the environment it is given', async () => {

@@ -16,7 +16,7 @@ import { safeEdit, safeRead, safeWrite, type SafeFsOptions } from '../../exec/sa
 import { canonicalRoots } from '../../exec/safe-path.ts';
 import { takeApproval } from '../../gate/hook-approvals.ts';
 import type { OwnToolName } from '../../core/tools.ts';
-import { GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from '../../policy/schema.ts';
+import { toolsSettings, type ToolsSettings } from '../../exec/tools-settings.ts';
 
 export const SERVER_NAME = 'asimov-tools';
 
@@ -38,13 +38,7 @@ export interface ToolsServerOptions {
 }
 
 /** What applies to one call: the policy's `tools:` section merged with the command line. */
-interface Settings {
-  roots: string[];
-  env: string[];
-  timeoutMs: number;
-  maxOutputBytes: number;
-  hookApprovals: boolean;
-}
+type Settings = ToolsSettings;
 
 export interface ToolsServer {
   server: McpServer;
@@ -80,26 +74,9 @@ export function createToolsServer(o: ToolsServerOptions): ToolsServer {
   const fixedRoots = canonicalRoots([cwd, ...(o.roots ?? [])], cwd);
   const closing = new AbortController();
 
-  const settings = (): Settings => {
-    // The policy loaded for this directory; a broken one throws here, but the gate has refused the call by then.
-    const g = gate.policyFor(cwd).gatedTools;
-    const roots = [...fixedRoots];
-    for (const r of g?.roots ?? []) {
-      try {
-        for (const c of canonicalRoots([r], cwd)) if (!roots.includes(c)) roots.push(c);
-      } catch {
-        // A policy root that does not exist on this machine is left out: that only narrows what is allowed,
-        // and one shared policy file must not break the tools wherever one of its directories is missing.
-      }
-    }
-    return {
-      roots,
-      env: g?.env ?? [],
-      timeoutMs: o.timeoutMs ?? g?.timeoutMs ?? GATED_TOOLS_DEFAULT_TIMEOUT_MS,
-      maxOutputBytes: o.maxOutputBytes ?? g?.maxOutputBytes ?? GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES,
-      hookApprovals: g?.hookApprovals ?? true,
-    };
-  };
+  // The policy loaded for this directory; a broken one throws here, but the gate has refused the call by then.
+  const settings = (): Settings =>
+    toolsSettings(gate.policyFor(cwd).gatedTools, { fixedRoots, base: cwd, timeoutMs: o.timeoutMs, maxOutputBytes: o.maxOutputBytes });
 
   /** The gate, then the action only on `allow`; every failure on the way is an error result, never an action. */
   const gated = async (

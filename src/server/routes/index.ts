@@ -3,13 +3,17 @@
 import type { ServerDeps } from '../deps.ts';
 import type { RouteSpec } from '../route.ts';
 import { decideRoutes } from './decide.ts';
+import { executeRoutes } from './execute.ts';
 import { metaRoutes } from './meta.ts';
+import { proposalRoutes } from './proposals.ts';
 import { tokenRoutes } from './tokens.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
 export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   decideRoutes,
+  executeRoutes,
+  proposalRoutes,
   tokenRoutes,
 ];
 
