@@ -53,6 +53,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     bodyLimit: o.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Behind no proxy by default: the peer address is the client's.
     trustProxy: false,
+    // On close, connections with no request in flight are dropped at once rather than at their keep-alive's end.
+    forceCloseConnections: 'idle',
     ...(o.tls ? { https: { cert: o.tls.cert, key: o.tls.key } } : {}),
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
 
@@ -112,11 +114,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     void reply.code(status).send(body);
   });
 
-  for (const spec of o.routes ?? allRoutes(o.deps)) register(app, spec, limit > 0);
+  // Requests still running when the server closes (a command, a wait for an approval, the event stream) are
+  // aborted, so closing takes as long as their clean-up, not as long as they would have run.
+  const running = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const ac of running) ac.abort();
+  });
+  for (const spec of o.routes ?? allRoutes(o.deps)) register(app, spec, limit > 0, running);
   return app;
 }
 
-function register(app: FastifyInstance, spec: RouteSpec<any, any, any>, limited: boolean): void {
+function register(app: FastifyInstance, spec: RouteSpec<any, any, any>, limited: boolean, running: Set<AbortController>): void {
   app.route({
     method: spec.method,
     url: spec.url,
@@ -128,10 +136,12 @@ function register(app: FastifyInstance, spec: RouteSpec<any, any, any>, limited:
       const params = spec.params ? parse(spec.params, req.params, 'path') : req.params;
       const query = spec.query ? parse(spec.query, req.query, 'query') : req.query;
       const ac = new AbortController();
-      const onClose = () => {
+      running.add(ac);
+      reply.raw.once('close', () => {
+        running.delete(ac);
         if (!reply.raw.writableFinished) ac.abort();
-      };
-      reply.raw.once('close', onClose);
+      });
+      // Left in `running` until the response's connection closes: a stream outlives its handler.
       const out = await spec.handler({ body, params, query, principal: req.principal, req, reply, signal: ac.signal });
       if (reply.sent) return reply;
       if (spec.status !== undefined) void reply.code(spec.status);

@@ -112,7 +112,14 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       (closing ??= (async () => {
         if (local) await new Promise<void>((res) => local!.close(() => res()));
         local?.closeAllConnections();
-        await app.close();
+        // Requests aborted by the close answer, and their keep-alive connections then idle: drop those as
+        // they appear rather than at the end of their keep-alive time.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await db.close();
       })()),
   };
