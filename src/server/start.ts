@@ -16,6 +16,9 @@ import { createTokenStore } from '../store/tokens.ts';
 import { buildApp, LOCAL_SOCKET } from './app.ts';
 import type { ServerDeps } from './deps.ts';
 import { createEventBus } from './events.ts';
+import { createApprovalService } from './approvals.ts';
+import { createWebhookNotifier, type WebhookOptions } from './notify.ts';
+import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 
 export const SOCKET_NAME = 'api.sock';
@@ -32,6 +35,8 @@ export interface StartOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   version: string;
+  /** POST each new pending approval there (`--webhook URL [--webhook-format json|slack]`). */
+  webhook?: WebhookOptions;
   /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   log?: (line: string) => void;
@@ -68,6 +73,11 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     version: o.version,
     events: createEventBus(),
   };
+  deps.approvals = createApprovalService({
+    store: createApprovalStore(db),
+    events: deps.events,
+    ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
+  });
   let app: FastifyInstance;
   let local: Server | null = null;
   let socketPath: string | null = null;
@@ -87,6 +97,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       local = await listenLocal(app, socketPath);
     }
   } catch (e) {
+    deps.approvals.close();
     await db.close().catch(() => {});
     throw e;
   }
@@ -99,6 +110,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     deps,
     close: () =>
       (closing ??= (async () => {
+        deps.approvals?.close();
         if (local) await new Promise<void>((res) => local!.close(() => res()));
         local?.closeAllConnections();
         await app.close();

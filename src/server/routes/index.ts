@@ -2,6 +2,7 @@
 
 import type { ServerDeps } from '../deps.ts';
 import type { RouteSpec } from '../route.ts';
+import { approvalRoutes } from './approvals.ts';
 import { decideRoutes } from './decide.ts';
 import { metaRoutes } from './meta.ts';
 import { tokenRoutes } from './tokens.ts';
@@ -11,6 +12,7 @@ export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   decideRoutes,
   tokenRoutes,
+  approvalRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
