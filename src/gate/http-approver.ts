@@ -90,7 +90,7 @@ export function createHttpApprover(o: HttpApproverOptions): Approver {
 export function outcomeOf(a: ApprovalJson, where: string): ApprovalOutcome {
   if (a.status === 'approved') return { verdict: 'allow', by: a.answeredBy, scope: a.scope, reason: a.reason, approvalId: a.id };
   if (a.status === 'denied') return { verdict: 'deny', by: a.answeredBy, scope: a.scope, reason: a.reason, approvalId: a.id };
-  return failedOutcome('timeout', `approval ${a.id} at ${where} expired unanswered`, a.id);
+  return failedOutcome('timeout', `nobody answered approval ${a.id} at ${where} before it expired`, a.id);
 }
 
 /** The call as the API's ToolCall body (the judge's intent stays here: a person on call does not need it). */
