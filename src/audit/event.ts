@@ -1,7 +1,7 @@
 // The audit event (one versioned JSON line per decision, after OPA's EventV1) and the hash chain over it.
 
 import { sha256Hex as hashHex } from '../core/lazy.ts';
-import type { Decision, DecisionLayer, Finding, Tier, ToolCall, Verdict } from '../core/types.ts';
+import type { Decision, DecisionApproval, DecisionLayer, Finding, Tier, ToolCall, Verdict } from '../core/types.ts';
 import { redactInput, redactText } from './redact.ts';
 
 export const AUDIT_EVENT_VERSION = 1;
@@ -59,6 +59,8 @@ export interface AuditEvent {
   judge?: AuditJudge;
   /** Who asked through asimov serve: the name of the API token the request carried. */
   principal?: string;
+  /** When a person on call was asked: the approval's id, who answered, the scope, the verdict and the reason. */
+  approval?: DecisionApproval;
   /** The call's arguments with secrets replaced by `[REDACTED:<kind>]` and long strings cut. */
   input: Record<string, unknown>;
   /** JSON paths of the fields where something secret was removed (`input.command`, `findings[0].subject`). */
@@ -117,6 +119,10 @@ export function buildEvent(call: ToolCall, decision: Decision, extra: BuildEvent
   if (decision.errorCode !== undefined) draft.error_code = decision.errorCode;
   if (extra.judge) draft.judge = { ...extra.judge, reason: redactField(extra.judge.reason, 'judge.reason', erased) };
   if (extra.principal !== undefined) draft.principal = extra.principal;
+  if (decision.approval !== undefined) {
+    const a = decision.approval;
+    draft.approval = { ...a, reason: a.reason === null ? null : redactField(a.reason, 'approval.reason', erased) };
+  }
   return draft;
 }
 

@@ -8,6 +8,7 @@ import { HOOK_PROTOCOLS } from '../adapters/registry.ts';
 import { createGate } from '../gate/gate.ts';
 import { ownToolOfClientName } from '../core/tools.ts';
 import { recordApproval } from '../gate/hook-approvals.ts';
+import { runsHeadless } from '../adapters/headless.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 
 const USAGE = `Usage: asimov hook <client> [--on-allow approve|passthrough] [--deadline-ms N]
@@ -19,6 +20,9 @@ Clients: ${Object.keys(HOOK_PROTOCOLS).join(', ')}
   --on-allow passthrough  an allowed call is left to the client's normal permission flow
   --deadline-ms N         answer deny if no decision is reached N ms after the process started
                           (default ${DEFAULT_DEADLINE_MS}; the installed command line kills asimov soon after)
+
+Headless runs (claude -p, or ASIMOV_HEADLESS=1) put what would be asked to the policy's person on call
+(\`approvals:\`), within the deadline.
 `;
 
 const CLIENTS = HOOK_PROTOCOLS;
@@ -52,12 +56,16 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new UsageError(`--deadline-ms must be a positive number of milliseconds`);
 
   const gate = io.gateFor?.({ env: io.env }) ?? createGate({ env: io.env });
+  const headless = runsHeadless(client!, io.env);
   const reply: HookReply = await runHook({
     protocol: make({ onAllow, cwd: io.cwd }),
     stdin: io.stdin,
     deadline: started + deadlineMs,
     decide: async (call, opts) => {
-      const decision = await gate.decide(call, { personAvailable: true, deadline: opts.deadline, signal: opts.signal });
+      // Headless, a question goes to the person on call when the policy names one (`approvals:`); without
+      // one the client's own handling of `ask` stays as it was.
+      const personAvailable = !(headless && hasApprovals(gate, call.cwd));
+      const decision = await gate.decide(call, { personAvailable, deadline: opts.deadline, signal: opts.signal });
       // A call to asimov's own MCP tools that this hook allowed need not be decided again by them.
       const own = ownToolOfClientName(call.clientTool);
       if (own && decision.verdict === 'allow') recordApproval({ tool: own, input: call.input, cwd: call.cwd }, decision, { env: io.env });
@@ -67,4 +75,13 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   if (reply.stdout) io.out(reply.stdout);
   if (reply.stderr) io.err(reply.stderr);
   return reply.exitCode;
+}
+
+/** Whether the policy for this directory routes questions to a person on call; a policy that fails to load decides nothing here (the gate refuses the call itself). */
+function hasApprovals(gate: { policyFor(cwd: string): { approvals?: unknown } }, cwd: string): boolean {
+  try {
+    return gate.policyFor(cwd).approvals !== undefined;
+  } catch {
+    return false;
+  }
 }

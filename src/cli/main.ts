@@ -31,6 +31,9 @@ Policy:
 Records:
   audit     tail | stats | verify the audit log
 
+A person on call:
+  approvals list | approve ID | deny ID: answer the questions asimov serve holds for a person
+
 Clients:
   wire      install asimov in agent clients (claude, gemini, codex… or --all), --list them, --refresh after an upgrade
   hook      answer one hook call of an agent client (installed by wire)
@@ -56,6 +59,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import('./rules-cmd.ts')).rulesCommand,
   policy: async () => (await import('./policy-cmd.ts')).policyCommand,
   audit: async () => (await import('./audit-cmd.ts')).auditCommand,
+  approvals: async () => (await import('./approvals-cmd.ts')).approvalsCommand,
   wire: async () => (await import('./wire-cmd.ts')).wireCommand,
   hook: async () => (await import('./hook-cmd.ts')).hookCommand,
   doctor: async () => (await import('./doctor-cmd.ts')).doctorCommand,

@@ -100,4 +100,18 @@ export interface Decision {
   decisionId: string;
   /** Machine-readable failure code when layer is `error`, or why the judge could not settle the call (`judge_timeout`…). */
   errorCode?: string;
+  /** When the question went to a person on call (policy `approvals:`): the approval and its answer. */
+  approval?: DecisionApproval;
+}
+
+/** A person on call's part in a decision (gate/approver.ts); the audit record keeps it as `approval`. */
+export interface DecisionApproval {
+  /** The approval's id on the approvals server, or null when none could be created. */
+  id: string | null;
+  /** Who answered; null when nobody did (timeout, unreachable server, error). */
+  by: string | null;
+  scope: 'once' | 'session' | 'always' | null;
+  verdict: 'allow' | 'deny';
+  /** The answerer's reason, or the cause when nobody answered. */
+  reason: string | null;
 }

@@ -24,6 +24,9 @@ import { chainPayload, chainsForCall, runChains, type ChainStop } from './chains
 import { pathsCreatedBy } from '../policy/created-paths.ts';
 import { asimovStateDir } from '../core/asimov-dirs.ts';
 import { createSessionFiles, type SessionFiles } from './session-files.ts';
+import type { ApprovalOutcome, Approver } from './approver.ts';
+import { createHttpApprover } from './http-approver.ts';
+import type { ApprovalsSettings } from '../policy/layers.ts';
 
 export interface AuditSink {
   append: (event: ReturnType<typeof buildEvent>) => unknown;
@@ -67,6 +70,12 @@ export interface DecideOptions {
   signal?: AbortSignal;
   /** Who asked, for the audit record: the API token's name of a call that came through asimov serve. */
   principal?: string;
+  /**
+   * Who answers where the policy routes questions to a person on call (`approvals:`) and personAvailable is
+   * false. Default: the policy's approvals server over HTTP (gate/http-approver.ts). asimov serve passes its
+   * own service. Without `approvals:` in the policy no approver is ever asked.
+   */
+  approver?: Approver;
 }
 
 export interface Gate {
@@ -227,11 +236,15 @@ export function createGate(options: GateOptions = {}): Gate {
     } catch (e) {
       return record(call, errorDecision(e, decisionId, nowMs() - start), undefined, undefined, opts.principal);
     }
+    // With nobody at the agent but a person on call (`approvals:`), the layers decide as if a person were
+    // present; an `ask` then goes to the approver instead of becoming a deny.
+    const onCall = !personAvailable && policy.approvals !== undefined;
+    const asked = personAvailable || onCall;
     let decision: Decision;
     let judge: AuditJudge | undefined;
     const judgeable = classification.tier === 'soft_deny' || classification.tier === 'unknown';
     if (!judgeable || !judgeSwitchOn(policy.judge !== undefined, env)) {
-      decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+      decision = resolveTier(classification, asked, decisionId, nowMs() - start);
     } else {
       try {
         judgeStep ??= (await import('../judge/review.ts')).createJudgeStep({ env, home, ...(options.trustStorePath !== undefined ? { trustStorePath: options.trustStorePath } : {}) });
@@ -240,13 +253,13 @@ export function createGate(options: GateOptions = {}): Gate {
           call: { ...call, cwd, projectRoot: call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot },
           classification,
           judgeConfig: policy.judge,
-          personAvailable,
+          personAvailable: asked,
           decisionId,
           elapsedMs: () => nowMs() - start,
           ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
           ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
         });
-        if (!out) decision = resolveTier(classification, personAvailable, decisionId, nowMs() - start);
+        if (!out) decision = resolveTier(classification, asked, decisionId, nowMs() - start);
         else ({ decision, judge } = out);
       } catch (e) {
         // The judge step catches the judge's own failures; anything escaping it is a bug, and a deny.
@@ -255,8 +268,10 @@ export function createGate(options: GateOptions = {}): Gate {
       }
     }
     if (decision.verdict !== 'deny' && policy.chains && policy.chains.length > 0) {
-      decision = await applyChains(call, decision, policy, personAvailable, opts, () => nowMs() - start);
+      decision = await applyChains(call, decision, policy, asked, opts, () => nowMs() - start);
     }
+    // Reached only by a call a person would have been asked about: hard_deny and every refusal stay as they are.
+    if (onCall && decision.verdict === 'ask') decision = await askOnCall(call, decision, policy.approvals!, opts, () => nowMs() - start);
     if (decision.verdict === 'allow') noteCreations(seen);
     return record(call, decision, policy.hash, judge, opts.principal);
   };
@@ -287,6 +302,41 @@ export function createGate(options: GateOptions = {}): Gate {
       const d = errorDecision(e, decision.decisionId, elapsedMs());
       return { ...d, tier: decision.tier, rule: decision.rule, findings: decision.findings };
     }
+  };
+
+  /**
+   * Puts an `ask` to the person on call and turns the answer into the verdict: allow only on an explicit
+   * allow; a refusal, no answer in time, an unreachable server or any error is a deny that says why.
+   */
+  const askOnCall = async (call: ToolCall, decision: Decision, settings: ApprovalsSettings, opts: DecideOptions, elapsedMs: () => number): Promise<Decision> => {
+    const deadline = Math.min(opts.deadline ?? Infinity, Date.now() + settings.timeoutSec * 1000);
+    let outcome: ApprovalOutcome;
+    try {
+      const approver = opts.approver ?? httpApproverFor(settings);
+      if (!approver) {
+        const why = `the policy's approvals (${settings.source}) name no server to ask`;
+        return { ...decision, verdict: 'deny', reason: `${decision.reason} (No person can answer here and ${why}, so it is refused.)`, ms: elapsedMs(), errorCode: 'approval_unavailable' };
+      }
+      outcome = await approver.request({ call, decision, deadline, ...(opts.signal ? { signal: opts.signal } : {}) });
+    } catch (e) {
+      outcome = { verdict: 'deny', by: null, scope: null, reason: `asking a person on call failed: ${describeError(e)}`, approvalId: null, failure: 'error' };
+    }
+    const approval = { id: outcome.approvalId, by: outcome.by, scope: outcome.scope, verdict: outcome.verdict, reason: outcome.reason };
+    const said = outcome.reason ? `: ${outcome.reason}` : '';
+    if (outcome.verdict === 'allow' && outcome.failure === undefined) {
+      const scope = outcome.scope === 'session' ? ' for this session' : outcome.scope === 'always' ? ' (a rule to allow it always was proposed)' : '';
+      return { ...decision, verdict: 'allow', reason: `Approved by ${outcome.by ?? 'a person on call'}${scope}${said}. Asked because: ${decision.reason}`, ms: elapsedMs(), approval };
+    }
+    return outcome.failure === undefined
+      ? { ...decision, verdict: 'deny', reason: `Refused by ${outcome.by ?? 'a person on call'}${said}. Asked because: ${decision.reason}`, ms: elapsedMs(), approval }
+      : { ...decision, verdict: 'deny', reason: `${decision.reason} (A person on call was asked, but ${outcome.reason ?? outcome.failure}; so it is refused.)`, ms: elapsedMs(), approval, errorCode: `approval_${outcome.failure}` };
+  };
+
+  /** The HTTP approver of a policy's approvals server, with its token from the environment (never from the file). */
+  const httpApproverFor = (settings: ApprovalsSettings): Approver | null => {
+    if (settings.server === undefined) return null;
+    const token = env[settings.tokenEnv];
+    return createHttpApprover({ server: settings.server, tokenEnv: settings.tokenEnv, ...(token ? { token } : {}) });
   };
 
   const record = (call: ToolCall, decision: Decision, policyHash: string | undefined, judge?: AuditJudge, principal?: string): Decision => {

@@ -103,6 +103,17 @@ export interface GatedToolsSettings {
   hookApprovals: boolean;
 }
 
+/** Where a question nobody can answer here goes (`approvals:`; trusted files only, later layers win per key). */
+export interface ApprovalsSettings {
+  /** The approvals server's base URL; absent: only `asimov serve` itself (its own calls) has a person on call. */
+  server?: string;
+  timeoutSec: number;
+  /** The environment variable holding the bearer token for `server`. */
+  tokenEnv: string;
+  /** The file that last set it. */
+  source: string;
+}
+
 /** The merged policy for one project, as the classifier consumes it. */
 export interface EffectivePolicy {
   /** Built-in and custom rules, each carrying its EFFECTIVE tier. A custom rule may appear twice (shell and tool side). */
@@ -128,6 +139,8 @@ export interface EffectivePolicy {
   mcp?: McpSettings;
   /** Limits of asimov's own gated MCP tools (`tools:`). */
   gatedTools?: GatedToolsSettings;
+  /** A person on call for questions nobody can answer at the agent (`approvals:`). */
+  approvals?: ApprovalsSettings;
   tests: PolicyTest[];
   sources: PolicySource[];
   /** Things a person should know (ignored untrusted loosening, locked rules, managed conflicts). */

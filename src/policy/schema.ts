@@ -31,6 +31,11 @@ export const GATED_TOOLS_MAX_TIMEOUT_MS = 600_000;
 export const GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
 /** Well under the 10 MB message size at which MCP's stdio transport drops the connection, even JSON-escaped. */
 export const GATED_TOOLS_MAX_OUTPUT_BYTES = 4 * 1_048_576;
+/** How long a call may wait for a person on call (`approvals.timeoutSec`). */
+export const APPROVALS_DEFAULT_TIMEOUT_SEC = 120;
+export const APPROVALS_MAX_TIMEOUT_SEC = 3600;
+/** The variable the approvals token is read from unless `approvals.token_env` names another. */
+export const APPROVALS_DEFAULT_TOKEN_ENV = 'ASIMOV_APPROVALS_TOKEN';
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Custom rule ids: dotted, lower-case, at least two parts (`local.no-prod-psql`). */
@@ -210,6 +215,24 @@ function buildSchemas() {
     hookApprovals: z.optional(z.boolean({ error: 'hookApprovals must be true or false' })),
   });
 
+  // `approvals:` routes a question nobody can answer here to a person on call. The token is never in the
+  // file, only the name of the variable that holds it. Loosening (a refusal may become an allow): trusted files only.
+  const approvalsSchema = z.strictObject({
+    server: z.optional(
+      z.string().check(z.refine((u) => /^https?:\/\/[^\s/]+/.test(u) && !/^https?:\/\/[^/]*@/.test(u), 'server must be an http:// or https:// URL without credentials in it')),
+    ),
+    timeoutSec: z.optional(
+      z
+        .number({ error: 'timeoutSec must be a whole number of seconds' })
+        .check(
+          z.int('timeoutSec must be a whole number of seconds'),
+          z.positive('timeoutSec must be positive'),
+          z.maximum(APPROVALS_MAX_TIMEOUT_SEC, `timeoutSec must be at most ${APPROVALS_MAX_TIMEOUT_SEC} (one hour)`),
+        ),
+    ),
+    token_env: z.optional(envNameSchema),
+  });
+
   const testSchema = z
     .strictObject({
       command: z.optional(nonEmpty('command must not be empty')),
@@ -256,9 +279,10 @@ function buildSchemas() {
     mcp: z.nullish(mcpSchema),
     tools: z.nullish(toolsSchema),
     dlp: z.nullish(dlpSchema),
+    approvals: z.nullish(approvalsSchema),
     tests: z.nullish(z.array(testSchema)),
   });
-  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, dlpSchema, testSchema, policySchema };
+  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, dlpSchema, approvalsSchema, testSchema, policySchema };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -277,6 +301,7 @@ export type ChainDef = z.infer<Schemas['chainSchema']>;
 export type McpDef = z.infer<Schemas['mcpSchema']>;
 export type ToolsDef = z.infer<Schemas['toolsSchema']>;
 export type TestDef = z.infer<Schemas['testSchema']>;
+export type ApprovalsDef = z.infer<Schemas['approvalsSchema']>;
 
 /** A key path into the document: map keys and list indexes. */
 export type KeyPath = readonly (string | number)[];
@@ -376,12 +401,13 @@ interface Issue {
 
 /** The keys of a policy file and of its sections, spelled out so suggestions need no schema built (a test keeps them equal). */
 export const TOP_LEVEL_KEYS = [
-  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'tests',
+  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'approvals', 'tests',
 ] as const;
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;
 export const MCP_KEYS = ['shellTools', 'roots'] as const;
 export const TOOLS_KEYS = ['env', 'roots', 'timeoutMs', 'maxOutputBytes', 'hookApprovals'] as const;
+export const APPROVALS_KEYS = ['server', 'timeoutSec', 'token_env'] as const;
 
 /** Keys each kind of mapping accepts, for "did you mean" on unknown keys. */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
@@ -397,6 +423,7 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   mcp: MCP_KEYS,
   tools: TOOLS_KEYS,
   dlp: ['allow'],
+  approvals: APPROVALS_KEYS,
   'dlp.allow[]': ['credential', 'hosts'],
   'tests[]': ['command', 'tool', 'input', 'cwd', 'expect', 'rule'],
 };

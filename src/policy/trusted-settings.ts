@@ -8,13 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellQuote } from '../core/tools.ts';
 import type { ErrorLocation } from '../core/errors.ts';
-import type { ChainSpec, GatedToolsSettings, LayerInput, McpSettings } from './layers.ts';
-import { CHAIN_DEFAULT_TIMEOUT_MS, GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from './schema.ts';
+import type { ApprovalsSettings, ChainSpec, GatedToolsSettings, LayerInput, McpSettings } from './layers.ts';
+import { APPROVALS_DEFAULT_TIMEOUT_SEC, APPROVALS_DEFAULT_TOKEN_ENV, CHAIN_DEFAULT_TIMEOUT_MS, GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from './schema.ts';
 
 export interface TrustedSettings {
   chains?: ChainSpec[];
   mcp?: McpSettings;
   gatedTools?: GatedToolsSettings;
+  approvals?: ApprovalsSettings;
 }
 
 export interface MergeSettingsOptions {
@@ -36,6 +37,7 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
   const chains: ChainSpec[] = [];
   let mcp: McpSettings | undefined;
   let gatedTools: GatedToolsSettings | undefined;
+  let approvals: ApprovalsSettings | undefined;
   for (const l of layers) {
     const { doc, locate, file } = l.parsed;
     const base = declaringRoot(l, o.projectRoot);
@@ -73,11 +75,24 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
         if (doc.tools.hookApprovals !== undefined) gatedTools.hookApprovals = doc.tools.hookApprovals;
       }
     }
+    // A person on call can turn a refusal into an allow, and the server named here is the one that answers:
+    // an untrusted project could otherwise point its calls at a server of its own that approves everything.
+    if (doc.approvals) {
+      if (!trusted) o.ignore(l, 'approvals', locate(['approvals'], 'key'));
+      else {
+        approvals ??= { timeoutSec: APPROVALS_DEFAULT_TIMEOUT_SEC, tokenEnv: APPROVALS_DEFAULT_TOKEN_ENV, source: file };
+        if (doc.approvals.server !== undefined) approvals.server = doc.approvals.server.replace(/\/+$/, '');
+        if (doc.approvals.timeoutSec !== undefined) approvals.timeoutSec = doc.approvals.timeoutSec;
+        if (doc.approvals.token_env !== undefined) approvals.tokenEnv = doc.approvals.token_env;
+        approvals.source = file;
+      }
+    }
   }
   return {
     ...(chains.length > 0 ? { chains } : {}),
     ...(mcp ? { mcp } : {}),
     ...(gatedTools ? { gatedTools } : {}),
+    ...(approvals ? { approvals } : {}),
   };
 }
 

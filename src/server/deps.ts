@@ -6,6 +6,7 @@ import type { Database } from '../store/database.ts';
 import type { TokenStore } from '../store/tokens.ts';
 import type { EventBus } from './events.ts';
 import type { BatchedAuditSink } from './audit-batch.ts';
+import type { ApprovalService } from './approvals.ts';
 
 export interface ServerDeps {
   gate: Gate;
@@ -23,4 +24,6 @@ export interface ServerDeps {
   events: EventBus;
   /** asimov's version, for /healthz and the OpenAPI document. */
   version: string;
+  /** The person on call: approvals of calls the gate would ask about (server/approvals.ts). */
+  approvals?: ApprovalService;
 }

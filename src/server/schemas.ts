@@ -41,6 +41,16 @@ export const DecisionSchema = z
     findings: z.array(FindingSchema),
     decisionId: z.string(),
     errorCode: z.string().optional(),
+    approval: z
+      .object({
+        id: z.string().nullable(),
+        by: z.string().nullable(),
+        scope: z.enum(['once', 'session', 'always']).nullable(),
+        verdict: z.enum(['allow', 'deny']),
+        reason: z.string().nullable(),
+      })
+      .optional()
+      .describe('When a person on call was asked (policy approvals:): the approval and its answer'),
   })
   .describe('The gate\'s answer (the library\'s Decision)');
 

@@ -17,6 +17,9 @@ import { buildApp, LOCAL_SOCKET } from './app.ts';
 import type { ServerDeps } from './deps.ts';
 import { createEventBus } from './events.ts';
 import { createBatchedAuditSink } from './audit-batch.ts';
+import { createApprovalService } from './approvals.ts';
+import { createWebhookNotifier, type WebhookOptions } from './notify.ts';
+import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 
 import { SOCKET_NAME } from './socket-name.ts';
@@ -35,6 +38,8 @@ export interface StartOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   version: string;
+  /** POST each new pending approval there (`--webhook URL [--webhook-format json|slack]`). */
+  webhook?: WebhookOptions;
   /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   log?: (line: string) => void;
@@ -79,6 +84,11 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     version: o.version,
     events: createEventBus(),
   };
+  deps.approvals = createApprovalService({
+    store: createApprovalStore(db),
+    events: deps.events,
+    ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
+  });
   let app: FastifyInstance;
   let local: Server | null = null;
   let socketPath: string | null = null;
@@ -98,6 +108,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       local = await listenLocal(app, socketPath);
     }
   } catch (e) {
+    deps.approvals.close();
     await db.close().catch(() => {});
     throw e;
   }
@@ -110,6 +121,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     deps,
     close: () =>
       (closing ??= (async () => {
+        deps.approvals?.close();
         if (local) await new Promise<void>((res) => local!.close(() => res()));
         local?.closeAllConnections();
         // Requests aborted by the close answer, and their keep-alive connections then idle: drop those as

@@ -26,4 +26,37 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX tokens_live_name ON tokens (name) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'approvals',
+    sql: `
+      -- Questions put to a person on call: one row per call that waited (or waits) for an answer.
+      CREATE TABLE approvals (
+        id            text PRIMARY KEY,
+        status        text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired')),
+        created_at    timestamptz NOT NULL,
+        expires_at    timestamptz NOT NULL,
+        call          jsonb NOT NULL,
+        decision      jsonb NOT NULL,
+        fingerprint   text NOT NULL,
+        requested_by  text,
+        answered_by   text,
+        answered_at   timestamptz,
+        scope         text CHECK (scope IN ('once', 'session', 'always')),
+        reason        text,
+        proposed_rule text
+      );
+      CREATE INDEX approvals_created ON approvals (created_at DESC);
+      CREATE INDEX approvals_pending ON approvals (expires_at) WHERE status = 'pending';
+      -- A 'session' answer: the same call (fingerprint) in the same session runs without asking again.
+      CREATE TABLE approval_grants (
+        session_id  text NOT NULL,
+        fingerprint text NOT NULL,
+        approval_id text NOT NULL REFERENCES approvals (id),
+        granted_by  text NOT NULL,
+        created_at  timestamptz NOT NULL,
+        PRIMARY KEY (session_id, fingerprint)
+      );
+    `,
+  },
 ];

@@ -23,6 +23,8 @@ export async function decideFor(deps: ServerDeps, body: ToolCallBody, ctx: Pick<
     personAvailable: false,
     signal: ctx.signal,
     ...(ctx.principal ? { principal: ctx.principal.token.name } : {}),
+    // Where the policy routes questions to a person on call, this server is the one they go to.
+    ...(deps.approvals ? { approver: deps.approvals.approver(ctx.principal?.token.name ?? null) } : {}),
   });
   return recorded(deps, decision);
 }

@@ -2,6 +2,7 @@
 
 import type { ServerDeps } from '../deps.ts';
 import type { RouteSpec } from '../route.ts';
+import { approvalRoutes } from './approvals.ts';
 import { decideRoutes } from './decide.ts';
 import { executeRoutes } from './execute.ts';
 import { metaRoutes } from './meta.ts';
@@ -15,6 +16,7 @@ export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   executeRoutes,
   proposalRoutes,
   tokenRoutes,
+  approvalRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
