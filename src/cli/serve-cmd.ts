@@ -19,7 +19,7 @@ import { VERSION } from './version.ts';
 
 export const SERVE_HELP = `Usage:
   asimov serve [--listen ADDR] [--data-dir DIR] [--tls-cert FILE --tls-key FILE | --insecure]
-               [--body-limit BYTES] [--rate-limit N] [--cwd DIR]
+               [--body-limit BYTES] [--rate-limit N] [--cwd DIR] [--webhook URL [--webhook-format json|slack]]
   asimov serve token create --name NAME --scopes ${SCOPES.join(',')} [--json]
   asimov serve token list [--all] [--json]
   asimov serve token revoke NAME
@@ -35,6 +35,14 @@ and a dashboard at /. Every route but /, /healthz and /openapi.json needs a bear
   --body-limit N     largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
   --rate-limit N     requests per token per minute (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}; 0: no limit)
   --cwd DIR          the directory commands run in by default, and the first allowed root of /v1/execute
+  --webhook URL      POST each new approval there (JSON, or a Slack incoming-webhook body with
+                     --webhook-format slack), with a link to answer it on the dashboard
+
+A person on call: with \`approvals: { timeoutSec: 120 }\` in this user's policy, a call the API would refuse
+only because nobody is at the agent's terminal waits for an answer on the dashboard, from \`asimov approvals
+approve|deny ID\`, or through the webhook's link. Agents elsewhere (hooks of headless runs, the MCP proxy)
+ask this server with \`approvals: { server: <this URL>, timeoutSec: 120 }\` and a decide token in
+ASIMOV_APPROVALS_TOKEN. A hard_deny is never offered.
 
 Scopes: decide (decide calls, ask a person), execute (run allowed commands), approve (answer approvals),
 read (the dashboard and the decision feed), admin (manage tokens). Tokens are stored hashed; a new one is
@@ -64,6 +72,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       'body-limit': { type: 'string' },
       'rate-limit': { type: 'string' },
       cwd: { type: 'string' },
+      webhook: { type: 'string' },
+      'webhook-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -86,6 +96,19 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     rateLimitPerMinute: positiveInt(values['rate-limit'], '--rate-limit', DEFAULT_RATE_LIMIT_PER_MINUTE, 0),
     log: (line) => io.err(`${line}\n`),
   };
+  if (values['webhook-format'] !== undefined && values.webhook === undefined) throw new UsageError('--webhook-format goes with --webhook URL');
+  if (values.webhook !== undefined) {
+    const format = values['webhook-format'] ?? 'json';
+    if (format !== 'json' && format !== 'slack') throw new UsageError(`--webhook-format must be json or slack, not '${format}'`);
+    let url: URL;
+    try {
+      url = new URL(values.webhook);
+    } catch {
+      throw new UsageError(`--webhook '${values.webhook}' is not a URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError('--webhook must be an http(s) URL');
+    opts.webhook = { url: url.href, format };
+  }
   if (values['tls-cert'] !== undefined && values['tls-key'] !== undefined) {
     opts.tls = { cert: readPem(resolve(io.cwd, values['tls-cert']), '--tls-cert'), key: readPem(resolve(io.cwd, values['tls-key']), '--tls-key') };
   }

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startOpenAIServer, type CapturedChatRequest, type OpenAIServer } from '../helpers/openai-server.ts';
 import { startTestServer, type TestServer } from '../helpers/serve.ts';
@@ -20,6 +20,7 @@ const SCRIPTS: Record<string, string[]> = {
   'run-denied': ['Freeing disk space.\n```\nEXECUTE: rm -rf /\n```', 'Understood, I will not do that.'],
   'run-several': ['EXECUTE: touch first.txt\nEXECUTE: touch second.txt', 'EXECUTE: touch first.txt', 'Created first.txt.'],
   'run-forever': ['EXECUTE: true'],
+  'run-soft': ['The script must be executable by everyone.\nEXECUTE: chmod 777 soft.sh', 'Done.'],
 };
 
 let s: TestServer;
@@ -123,7 +124,34 @@ describe('the dispatcher example', { skip }, () => {
     assert.match(r.stderr, /answered 403: .*'execute' scope/);
   });
 
-  test.todo('a soft call waits for an approval given through the API, then runs (needs the approvals API)');
+  test('a soft call waits for a person on call, approved through the API, then runs', async () => {
+    // The server's user policy puts a person on call (it reloads on change).
+    mkdirSync(join(s.home, '.config', 'asimov'), { recursive: true });
+    writeFileSync(join(s.home, '.config', 'asimov', 'policy.yaml'), 'version: 1\napprovals:\n  timeoutSec: 60\n');
+    writeFileSync(join(s.project, 'soft.sh'), '#!/bin/sh\n', { mode: 0o644 });
+    const alice = await s.token(['approve', 'read'], 'alice');
+    const running = runDispatcher('run-soft');
+    let pending: { id: string; call: { input: { command: string } } } | undefined;
+    for (let i = 0; i < 300 && !pending; i++) {
+      const list = await s.call('GET', '/v1/approvals?status=pending', { token: alice });
+      pending = list.body.approvals[0];
+      if (!pending) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(pending, 'the call waits as a pending approval');
+    assert.equal(pending.call.input.command, 'chmod 777 soft.sh');
+    assert.equal((statSync(join(s.project, 'soft.sh')).mode & 0o777), 0o644, 'nothing ran before the answer');
+    const answered = await s.call('POST', `/v1/approvals/${pending.id}/answer`, { token: alice, body: { verdict: 'allow', scope: 'once', reason: 'fine for the demo' } });
+    assert.equal(answered.status, 200);
+    const r = await running;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((statSync(join(s.project, 'soft.sh')).mode & 0o777), 0o777, 'it ran once approved');
+    const fed = lastUserMessage(conversation('run-soft')[1]!);
+    assert.match(fed, /^\$ chmod 777 soft\.sh\nexit code: 0/);
+    const line = readFileSync(s.auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).reverse().find((l) => l.input?.command === 'chmod 777 soft.sh');
+    assert.equal(line.verdict, 'allow');
+    assert.equal(line.approval.by, 'alice');
+    assert.equal(line.principal, 'dispatcher');
+  });
 });
 
 if (!PYTHON) test('the dispatcher example needs python3', { skip: 'python3 is not installed' }, () => {});
