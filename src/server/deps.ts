@@ -4,6 +4,7 @@
 import type { Gate } from '../gate/gate.ts';
 import type { Database } from '../store/database.ts';
 import type { TokenStore } from '../store/tokens.ts';
+import type { AuditFeed } from './audit-feed.ts';
 import type { EventBus } from './events.ts';
 
 export interface ServerDeps {
@@ -20,4 +21,8 @@ export interface ServerDeps {
   events: EventBus;
   /** asimov's version, for /healthz and the OpenAPI document. */
   version: string;
+  /** Follows the audit log into the decision index, when on (the dashboard's feed). */
+  auditFeed?: AuditFeed;
+  /** Aborted when the server starts closing: long-lived answers (the event stream) end then. */
+  closing?: AbortController;
 }

@@ -17,6 +17,8 @@ import { buildApp, LOCAL_SOCKET } from './app.ts';
 import type { ServerDeps } from './deps.ts';
 import { createEventBus } from './events.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
+import { startAuditFeed } from './audit-feed.ts';
+import { resolveAuditPath } from '../audit/paths.ts';
 
 export const SOCKET_NAME = 'api.sock';
 
@@ -32,6 +34,8 @@ export interface StartOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   version: string;
+  /** Follow the audit log into the dashboard's index and live feed (server/audit-feed.ts); default true. */
+  auditFeed?: boolean;
   /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   log?: (line: string) => void;
@@ -67,6 +71,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     baseUrl: urlOf(o.listen, o.tls !== undefined),
     version: o.version,
     events: createEventBus(),
+    closing: new AbortController(),
   };
   let app: FastifyInstance;
   let local: Server | null = null;
@@ -86,7 +91,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       socketPath = join(o.dataDir, SOCKET_NAME);
       local = await listenLocal(app, socketPath);
     }
+    if (o.auditFeed !== false) {
+      const path = resolveAuditPath(o.env);
+      if (path !== null) deps.auditFeed = startAuditFeed({ path, db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
+    }
   } catch (e) {
+    await deps.auditFeed?.close().catch(() => {});
     await db.close().catch(() => {});
     throw e;
   }
@@ -99,6 +109,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     deps,
     close: () =>
       (closing ??= (async () => {
+        await deps.auditFeed?.close();
+        deps.closing?.abort();
         if (local) await new Promise<void>((res) => local!.close(() => res()));
         local?.closeAllConnections();
         await app.close();
