@@ -5,12 +5,14 @@ import type { RouteSpec } from '../route.ts';
 import { decideRoutes } from './decide.ts';
 import { metaRoutes } from './meta.ts';
 import { tokenRoutes } from './tokens.ts';
+import { dashboardRoutes } from './dashboard.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
 export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   decideRoutes,
   tokenRoutes,
+  dashboardRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
