@@ -37,6 +37,7 @@ Clients:
   doctor    check that a client runs asimov before every tool call, and what to fix
   mcp       proxy | tools | scan | pins | allow: the MCP firewall proxy, the gated MCP tools, allowing a server's tools
   daemon    start | stop | status | run: an optional resident process that makes hook and check start fast
+  serve     the gate as an HTTP service (decide, execute, proposals), approvals by a person on call, a dashboard
   uninstall take asimov out of every client and scope wire wrote, stop the daemon; --purge: its data too
 
 Run \`asimov <command> --help\` for a command's options. Every command: docs/cli.md in the package
@@ -61,6 +62,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import('./mcp-cmd.ts')).mcpCommand,
   daemon: async () => (await import('./daemon-cmd.ts')).daemonCommand,
   uninstall: async () => (await import('./uninstall-cmd.ts')).uninstallCommand,
+  serve: async () => (await import('./serve-cmd.ts')).serveCommand,
 };
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -41,6 +41,9 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyInstance {
+    asimovRoutes: { method: string; url: string }[];
+  }
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
@@ -54,6 +57,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
 
   app.decorateRequest('principal', null);
+  // Every route as Fastify registered it, for the test that holds the OpenAPI document to the real routes.
+  const registered: { method: string; url: string }[] = [];
+  app.decorate('asimovRoutes', registered);
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) if (m !== 'HEAD') registered.push({ method: m, url: r.url });
+  });
 
   // JSON only, decoded strictly: invalid UTF-8 is an error, not silently replaced characters.
   app.removeAllContentTypeParsers();

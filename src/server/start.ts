@@ -20,7 +20,9 @@ import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 import { startAuditFeed } from './audit-feed.ts';
 import { resolveAuditPath } from '../audit/paths.ts';
 
-export const SOCKET_NAME = 'api.sock';
+import { SOCKET_NAME } from './socket-name.ts';
+
+export { SOCKET_NAME };
 
 export interface StartOptions {
   listen: ListenAddress;
@@ -51,10 +53,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(o: StartOptions): Promise<RunningServer> {
-  if (!isLoopback(o.listen.host) && !o.tls && !o.insecure) {
-    throw new AsimovError('usage', `Listening on ${o.listen.host} carries tokens and commands over the network: give --tls-cert and --tls-key, or --insecure to do it in the clear anyway.`);
+/** Refuses a non-loopback address without TLS unless the operator said --insecure. */
+export function checkExposure(listen: ListenAddress, o: Pick<StartOptions, 'tls' | 'insecure'>): void {
+  if (!isLoopback(listen.host) && !o.tls && !o.insecure) {
+    throw new AsimovError('usage', `listening on ${listen.host} carries tokens and commands over the network: give --tls-cert and --tls-key, or --insecure to do it in the clear anyway`);
   }
+}
+
+export async function startServer(o: StartOptions): Promise<RunningServer> {
+  checkExposure(o.listen, o);
   if (o.dataDir !== undefined) {
     mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
     if (!isPrivateDir(o.dataDir)) {
