@@ -125,8 +125,10 @@ function Dashboard(props: { session: Session; onSignedOut: () => void }) {
     void loadStats();
     const t = setInterval(() => {
       if (statsDue.current) {
+        // New decisions came in: the charts and the chain's line count are behind.
         statsDue.current = false;
         void loadStats();
+        void loadVerify();
       }
     }, 5000);
     return () => clearInterval(t);
