@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/serve.ts';
 
+// What the functions handed to page.waitForFunction/evaluate use of the page (they run in the browser; this
+// file is type-checked for Node, without the DOM library).
+declare const document: {
+  cookie: string;
+  querySelectorAll(selector: string): ArrayLike<{ classList: { contains(c: string): boolean }; textContent: string | null }> & Iterable<{ classList: { contains(c: string): boolean }; textContent: string | null }>;
+};
+
 const ROOT = join(import.meta.dirname, '../..');
 const CHROMIUM = '/usr/bin/chromium';
 const BIN = join(ROOT, 'bin/asimov.cjs');
