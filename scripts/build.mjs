@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildWeb } from './build-web.mjs';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
@@ -80,6 +81,9 @@ await build({
   // CommonJS dependencies bundled into an ES module need a require() of their own.
   banner: { js: "import { createRequire as __asimovCreateRequire } from 'node:module'; const require = __asimovCreateRequire(import.meta.url);" },
 });
+
+// The dashboard's page, served by asimov serve from dist/web/.
+await buildWeb();
 
 function run(args, what) {
   const r = spawnSync(process.execPath, args, { stdio: 'inherit' });

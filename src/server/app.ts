@@ -184,6 +184,9 @@ async function authenticate(req: FastifyRequest, deps: ServerDeps): Promise<Prin
   }
   if (secret === undefined) return null;
   const token = await deps.tokens.verify(secret);
+  // A stale cookie (its token revoked) is no sign-in rather than an error: the dashboard's page and its
+  // sign-in form must still load, and the routes that need a token answer 401 anyway.
+  if (!token && auth === undefined) return null;
   if (!token) throw new HttpError(401, 'unauthorized', 'The token is unknown or revoked.');
   deps.tokens.touch(token.id);
   return { token };

@@ -4,6 +4,7 @@
 import type { Gate } from '../gate/gate.ts';
 import type { Database } from '../store/database.ts';
 import type { TokenStore } from '../store/tokens.ts';
+import type { AuditFeed } from './audit-feed.ts';
 import type { EventBus } from './events.ts';
 import type { BatchedAuditSink } from './audit-batch.ts';
 import type { ApprovalService } from './approvals.ts';
@@ -26,4 +27,8 @@ export interface ServerDeps {
   version: string;
   /** The person on call: approvals of calls the gate would ask about (server/approvals.ts). */
   approvals?: ApprovalService;
+  /** Follows the audit log into the decision index, when on (the dashboard's feed). */
+  auditFeed?: AuditFeed;
+  /** Aborted when the server starts closing: long-lived answers (the event stream) end then. */
+  closing?: AbortController;
 }

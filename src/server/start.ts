@@ -21,6 +21,8 @@ import { createApprovalService } from './approvals.ts';
 import { createWebhookNotifier, type WebhookOptions } from './notify.ts';
 import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
+import { startAuditFeed } from './audit-feed.ts';
+import { resolveAuditPath } from '../audit/paths.ts';
 
 import { SOCKET_NAME } from './socket-name.ts';
 
@@ -40,6 +42,8 @@ export interface StartOptions {
   version: string;
   /** POST each new pending approval there (`--webhook URL [--webhook-format json|slack]`). */
   webhook?: WebhookOptions;
+  /** Follow the audit log into the dashboard's index and live feed (server/audit-feed.ts); default true. */
+  auditFeed?: boolean;
   /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   log?: (line: string) => void;
@@ -83,6 +87,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     baseUrl: urlOf(o.listen, o.tls !== undefined),
     version: o.version,
     events: createEventBus(),
+    closing: new AbortController(),
   };
   deps.approvals = createApprovalService({
     store: createApprovalStore(db),
@@ -107,8 +112,13 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       socketPath = join(o.dataDir, SOCKET_NAME);
       local = await listenLocal(app, socketPath);
     }
+    if (o.auditFeed !== false) {
+      const path = resolveAuditPath(o.env);
+      if (path !== null) deps.auditFeed = startAuditFeed({ path, db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
+    }
   } catch (e) {
     deps.approvals.close();
+    await deps.auditFeed?.close().catch(() => {});
     await db.close().catch(() => {});
     throw e;
   }
@@ -122,6 +132,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     close: () =>
       (closing ??= (async () => {
         deps.approvals?.close();
+        await deps.auditFeed?.close();
+        deps.closing?.abort();
         if (local) await new Promise<void>((res) => local!.close(() => res()));
         local?.closeAllConnections();
         // Requests aborted by the close answer, and their keep-alive connections then idle: drop those as

@@ -27,6 +27,44 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'decision index',
+    sql: `
+      -- The dashboard's index of the audit log (server/audit-feed.ts fills it). The log stays the record of
+      -- truth: this table is rebuilt from it when lost, so nothing here is written anywhere else.
+      CREATE TABLE decisions (
+        decision_id text PRIMARY KEY,
+        ts          timestamptz NOT NULL,
+        verdict     text NOT NULL,
+        tier        text NOT NULL,
+        rule        text,
+        agent       text,
+        session     text,
+        tool        text NOT NULL,
+        principal   text,
+        summary     text NOT NULL,
+        event       jsonb NOT NULL
+      );
+      -- Newest first, with the id breaking ties: the keyset of the list's pages.
+      CREATE INDEX decisions_ts ON decisions (ts DESC, decision_id DESC);
+      CREATE INDEX decisions_verdict ON decisions (verdict, ts DESC);
+      CREATE INDEX decisions_tier ON decisions (tier, ts DESC);
+      CREATE INDEX decisions_rule ON decisions (rule, ts DESC);
+      CREATE INDEX decisions_agent ON decisions (agent, ts DESC);
+      CREATE INDEX decisions_session ON decisions (session, ts DESC);
+      -- How far the audit log has been read: the file (device and inode, and a hash of its first line, which
+      -- names its chain) and the byte offset after the last complete line indexed.
+      CREATE TABLE audit_feed (
+        path       text PRIMARY KEY,
+        dev        text NOT NULL,
+        ino        text NOT NULL,
+        head       text,
+        byte_offset bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
+  {
     version: 3,
     name: 'approvals',
     sql: `

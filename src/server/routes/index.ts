@@ -8,6 +8,7 @@ import { executeRoutes } from './execute.ts';
 import { metaRoutes } from './meta.ts';
 import { proposalRoutes } from './proposals.ts';
 import { tokenRoutes } from './tokens.ts';
+import { dashboardRoutes } from './dashboard.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
@@ -17,6 +18,7 @@ export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   proposalRoutes,
   tokenRoutes,
   approvalRoutes,
+  dashboardRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
