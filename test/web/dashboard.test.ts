@@ -160,14 +160,14 @@ describe('the dashboard in chromium', { skip: missing ?? false }, () => {
       t.skip('needs the approvals routes (GET /v1/approvals, POST /v1/approvals/:id/answer) and the policy\'s approvals: section');
       return;
     }
-    // The user policy routes questions to this server (the approvals contract in serve-common.md).
+    // The server's user policy puts a person on call: the API's soft calls wait for an answer.
     const cfg = join(s.home, '.config', 'asimov');
     mkdirSync(cfg, { recursive: true });
-    writeFileSync(join(cfg, 'policy.yaml'), `approvals:\n  server: ${s.url}\n  timeoutSec: 30\n`);
+    writeFileSync(join(cfg, 'policy.yaml'), 'version: 1\napprovals:\n  timeoutSec: 30\n');
     const decider = await s.token(['decide']);
     for (const [button, verdict] of [['Approve', 'allow'], ['Deny', 'deny']] as const) {
-      const waiting = s.call('POST', '/v1/decide', { token: decider, body: { tool: 'shell', input: { command: `git push --force origin ${button}` }, cwd: s.project } });
-      const card = page.locator('[data-testid=approval]').filter({ hasText: `origin ${button}` });
+      const waiting = s.call('POST', '/v1/decide', { token: decider, body: { tool: 'shell', input: { command: `chmod 777 script-${button}.sh` }, cwd: s.project } });
+      const card = page.locator('[data-testid=approval]').filter({ hasText: `script-${button}.sh` });
       await card.waitFor({ timeout: 5000 });
       const t0 = Date.now();
       await card.getByRole('button', { name: button }).click();
