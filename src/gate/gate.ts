@@ -351,13 +351,7 @@ export function createGate(options: GateOptions = {}): Gate {
       }
     } catch (e) {
       if (options.auditRequired === false) return decision;
-      return {
-        ...decision,
-        verdict: 'deny',
-        layer: 'error',
-        reason: `The audit log could not be written, so the call is refused: ${describeError(e)}`,
-        errorCode: 'audit_io_error',
-      };
+      return auditFailedDecision(decision, e);
     }
     return decision;
   };
@@ -405,6 +399,17 @@ export function chainDecision(before: Decision, stop: ChainStop, personAvailable
 
 function capitalize(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A decision whose audit record could not be written: refused, with the cause (fail closed). */
+export function auditFailedDecision(decision: Decision, e: unknown): Decision {
+  return {
+    ...decision,
+    verdict: 'deny',
+    layer: 'error',
+    reason: `The audit log could not be written, so the call is refused: ${describeError(e)}`,
+    errorCode: 'audit_io_error',
+  };
 }
 
 export function errorDecision(e: unknown, decisionId: string, ms: number): Decision {

@@ -4,7 +4,7 @@
 
 import * as z from 'zod';
 import type { Decision } from '../../core/types.ts';
-import { describeError } from '../../core/errors.ts';
+import { auditFailedDecision } from '../../gate/gate.ts';
 import type { ServerDeps } from '../deps.ts';
 import { route, type RouteContext, type RouteSpec } from '../route.ts';
 import { DecisionSchema, ToolCallSchema, type ToolCallBody } from '../schemas.ts';
@@ -35,13 +35,7 @@ export async function recorded(deps: ServerDeps, decision: Decision): Promise<De
     await deps.audit?.settled();
     return decision;
   } catch (e) {
-    return {
-      ...decision,
-      verdict: 'deny',
-      layer: 'error',
-      reason: `The audit log could not be written, so the call is refused: ${describeError(e)}`,
-      errorCode: 'audit_io_error',
-    };
+    return auditFailedDecision(decision, e);
   }
 }
 
