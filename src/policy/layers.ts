@@ -114,6 +114,22 @@ export interface ApprovalsSettings {
   source: string;
 }
 
+/** Where this machine's audit records go besides its own log (`audit:`; user and managed files only). */
+export interface AuditSettings {
+  /** The team's `asimov serve` base URL (no trailing /): records ship there; its team policy is fetched unless `policy` is false. */
+  remote?: string;
+  /** How the bearer token for `remote` is found: a literal (`token`), a file (`token_file`, absolute), or a variable (`token_env`, default ASIMOV_TEAM_TOKEN). */
+  token?: string;
+  tokenFile?: string;
+  tokenEnv: string;
+  /** Whether the team server's policy applies as a managed layer. Default true. */
+  policy: boolean;
+  /** OpenTelemetry export of decision events (OTLP/HTTP logs). */
+  otlp?: { endpoint: string; headers: Record<string, string>; headersEnv: Record<string, string> };
+  /** The file that last set it. */
+  source: string;
+}
+
 /** The merged policy for one project, as the classifier consumes it. */
 export interface EffectivePolicy {
   /** Built-in and custom rules, each carrying its EFFECTIVE tier. A custom rule may appear twice (shell and tool side). */
@@ -141,6 +157,8 @@ export interface EffectivePolicy {
   gatedTools?: GatedToolsSettings;
   /** A person on call for questions nobody can answer at the agent (`approvals:`). */
   approvals?: ApprovalsSettings;
+  /** Shipping records to the team server and OpenTelemetry (`audit:`). */
+  audit?: AuditSettings;
   tests: PolicyTest[];
   sources: PolicySource[];
   /** Things a person should know (ignored untrusted loosening, locked rules, managed conflicts). */

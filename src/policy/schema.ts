@@ -36,6 +36,8 @@ export const APPROVALS_DEFAULT_TIMEOUT_SEC = 120;
 export const APPROVALS_MAX_TIMEOUT_SEC = 3600;
 /** The variable the approvals token is read from unless `approvals.token_env` names another. */
 export const APPROVALS_DEFAULT_TOKEN_ENV = 'ASIMOV_APPROVALS_TOKEN';
+/** The variable the team server's token is read from unless `audit.token_env` (or token_file, token) says otherwise. */
+export const AUDIT_DEFAULT_TOKEN_ENV = 'ASIMOV_TEAM_TOKEN';
 const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Custom rule ids: dotted, lower-case, at least two parts (`local.no-prod-psql`). */
@@ -233,6 +235,25 @@ function buildSchemas() {
     token_env: z.optional(envNameSchema),
   });
 
+  // `audit:` ties this machine to its team's server: records ship there, and its team policy is the managed
+  // layer. The token is best kept out of the file (token_env, token_file); `token` is accepted for an
+  // owner-only user file. User and managed files only: a project must not send a team's records elsewhere.
+  const httpUrl = (what: string) =>
+    z.string().check(z.refine((u) => /^https?:\/\/[^\s/]+/.test(u) && !/^https?:\/\/[^/]*@/.test(u), `${what} must be an http:// or https:// URL without credentials in it`));
+  const otlpSchema = z.strictObject({
+    endpoint: httpUrl('otlp.endpoint'),
+    headers: z.optional(z.record(z.string(), z.string())),
+    headers_env: z.optional(z.record(z.string(), envNameSchema)),
+  });
+  const auditSchema = z.strictObject({
+    remote: z.optional(httpUrl('remote')),
+    token: z.optional(nonEmpty('token must not be empty')),
+    token_env: z.optional(envNameSchema),
+    token_file: z.optional(nonEmpty('token_file must not be empty')),
+    policy: z.optional(z.boolean({ error: 'policy must be true or false' })),
+    otlp: z.optional(otlpSchema),
+  });
+
   const testSchema = z
     .strictObject({
       command: z.optional(nonEmpty('command must not be empty')),
@@ -280,9 +301,10 @@ function buildSchemas() {
     tools: z.nullish(toolsSchema),
     dlp: z.nullish(dlpSchema),
     approvals: z.nullish(approvalsSchema),
+    audit: z.nullish(auditSchema),
     tests: z.nullish(z.array(testSchema)),
   });
-  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, dlpSchema, approvalsSchema, testSchema, policySchema };
+  return { exampleSchema, matchSchema, customRuleSchema, judgeSchema, chainSchema, mcpSchema, toolsSchema, dlpSchema, approvalsSchema, auditSchema, testSchema, policySchema };
 }
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -302,6 +324,7 @@ export type McpDef = z.infer<Schemas['mcpSchema']>;
 export type ToolsDef = z.infer<Schemas['toolsSchema']>;
 export type TestDef = z.infer<Schemas['testSchema']>;
 export type ApprovalsDef = z.infer<Schemas['approvalsSchema']>;
+export type AuditDef = z.infer<Schemas['auditSchema']>;
 
 /** A key path into the document: map keys and list indexes. */
 export type KeyPath = readonly (string | number)[];
@@ -401,13 +424,14 @@ interface Issue {
 
 /** The keys of a policy file and of its sections, spelled out so suggestions need no schema built (a test keeps them equal). */
 export const TOP_LEVEL_KEYS = [
-  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'approvals', 'tests',
+  'version', 'rules', 'custom', 'protectedPaths', 'allowedDomains', 'defaultBranches', 'protectedNames', 'judge', 'chains', 'mcp', 'tools', 'dlp', 'approvals', 'audit', 'tests',
 ] as const;
 export const JUDGE_KEYS = ['provider', 'model', 'baseUrl', 'timeoutMs', 'onUncertain', 'sendUserRequest'] as const;
 export const CHAIN_KEYS = ['tools', 'command', 'timeoutMs', 'optional'] as const;
 export const MCP_KEYS = ['shellTools', 'roots'] as const;
 export const TOOLS_KEYS = ['env', 'roots', 'timeoutMs', 'maxOutputBytes', 'hookApprovals'] as const;
 export const APPROVALS_KEYS = ['server', 'timeoutSec', 'token_env'] as const;
+export const AUDIT_KEYS = ['remote', 'token', 'token_env', 'token_file', 'policy', 'otlp'] as const;
 
 /** Keys each kind of mapping accepts, for "did you mean" on unknown keys. */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
@@ -424,6 +448,8 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   tools: TOOLS_KEYS,
   dlp: ['allow'],
   approvals: APPROVALS_KEYS,
+  audit: AUDIT_KEYS,
+  'audit.otlp': ['endpoint', 'headers', 'headers_env'],
   'dlp.allow[]': ['credential', 'hosts'],
   'tests[]': ['command', 'tool', 'input', 'cwd', 'expect', 'rule'],
 };

@@ -8,14 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { shellQuote } from '../core/tools.ts';
 import type { ErrorLocation } from '../core/errors.ts';
-import type { ApprovalsSettings, ChainSpec, GatedToolsSettings, LayerInput, McpSettings } from './layers.ts';
-import { APPROVALS_DEFAULT_TIMEOUT_SEC, APPROVALS_DEFAULT_TOKEN_ENV, CHAIN_DEFAULT_TIMEOUT_MS, GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from './schema.ts';
+import type { ApprovalsSettings, AuditSettings, ChainSpec, GatedToolsSettings, LayerInput, McpSettings } from './layers.ts';
+import { APPROVALS_DEFAULT_TIMEOUT_SEC, APPROVALS_DEFAULT_TOKEN_ENV, AUDIT_DEFAULT_TOKEN_ENV, CHAIN_DEFAULT_TIMEOUT_MS, GATED_TOOLS_DEFAULT_MAX_OUTPUT_BYTES, GATED_TOOLS_DEFAULT_TIMEOUT_MS } from './schema.ts';
 
 export interface TrustedSettings {
   chains?: ChainSpec[];
   mcp?: McpSettings;
   gatedTools?: GatedToolsSettings;
   approvals?: ApprovalsSettings;
+  audit?: AuditSettings;
 }
 
 export interface MergeSettingsOptions {
@@ -38,6 +39,7 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
   let mcp: McpSettings | undefined;
   let gatedTools: GatedToolsSettings | undefined;
   let approvals: ApprovalsSettings | undefined;
+  let audit: AuditSettings | undefined;
   for (const l of layers) {
     const { doc, locate, file } = l.parsed;
     const base = declaringRoot(l, o.projectRoot);
@@ -87,12 +89,35 @@ export function mergeTrustedSettings(layers: readonly LayerInput[], o: MergeSett
         approvals.source = file;
       }
     }
+    // Where the records go and whose policy is the managed layer: the person's or the organisation's call,
+    // never a project's, trusted or not (a repository could otherwise collect a team's records, or serve a
+    // policy of its own choosing as the layer nothing may loosen).
+    if (doc.audit) {
+      if (l.layer === 'project') o.ignore(l, 'audit (only the user and managed policy say where records go)', locate(['audit'], 'key'));
+      else {
+        audit ??= { tokenEnv: AUDIT_DEFAULT_TOKEN_ENV, policy: true, source: file };
+        const a = doc.audit;
+        if (a.remote !== undefined) audit.remote = a.remote.replace(/\/+$/, '');
+        // One way to the token per file: the last file that names one decides.
+        if (a.token !== undefined || a.token_file !== undefined || a.token_env !== undefined) {
+          delete audit.token;
+          delete audit.tokenFile;
+          audit.tokenEnv = a.token_env ?? AUDIT_DEFAULT_TOKEN_ENV;
+          if (a.token !== undefined) audit.token = a.token;
+          if (a.token_file !== undefined) audit.tokenFile = resolveRoots([a.token_file], base, o.home)[0];
+        }
+        if (a.policy !== undefined) audit.policy = a.policy;
+        if (a.otlp !== undefined) audit.otlp = { endpoint: a.otlp.endpoint, headers: { ...(a.otlp.headers ?? {}) }, headersEnv: { ...(a.otlp.headers_env ?? {}) } };
+        audit.source = file;
+      }
+    }
   }
   return {
     ...(chains.length > 0 ? { chains } : {}),
     ...(mcp ? { mcp } : {}),
     ...(gatedTools ? { gatedTools } : {}),
     ...(approvals ? { approvals } : {}),
+    ...(audit ? { audit } : {}),
   };
 }
 
