@@ -97,4 +97,56 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'team audit',
+    sql: `
+      -- Every machine that ships its audit log (one row per client: a state directory's random client id),
+      -- with the head of its chain as the server last verified it. The records are kept as received; the
+      -- head moves only by verified appends, so a client can extend its chain but never rewrite what arrived.
+      CREATE TABLE audit_clients (
+        client_id    text PRIMARY KEY,
+        token_name   text NOT NULL,
+        host         text,
+        os_user      text,
+        first_seen   timestamptz NOT NULL DEFAULT now(),
+        last_contact timestamptz NOT NULL DEFAULT now(),
+        head_seq     bigint NOT NULL DEFAULT 0,
+        head_hash    text NOT NULL,
+        -- What the client last said its local log holds (lines, last hash): a shorter log than was shipped is a cut.
+        local_lines  bigint,
+        local_head   text,
+        status       text NOT NULL DEFAULT 'ok' CHECK (status IN ('ok', 'broken')),
+        problem      text,
+        problem_at   timestamptz
+      );
+      CREATE TABLE audit_records (
+        client_id   text NOT NULL REFERENCES audit_clients (client_id),
+        seq         bigint NOT NULL,
+        decision_id text NOT NULL,
+        hash        text NOT NULL,
+        prev        text NOT NULL,
+        ts          timestamptz NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        event       jsonb NOT NULL,
+        PRIMARY KEY (client_id, seq),
+        UNIQUE (client_id, decision_id)
+      );
+      -- Each way a client's chain was found broken, in the order found (the dashboard's and verify's evidence).
+      CREATE TABLE audit_chain_problems (
+        id          bigserial PRIMARY KEY,
+        client_id   text NOT NULL REFERENCES audit_clients (client_id),
+        at          timestamptz NOT NULL DEFAULT now(),
+        kind        text NOT NULL,
+        seq         bigint,
+        decision_id text,
+        message     text NOT NULL
+      );
+      CREATE INDEX audit_chain_problems_client ON audit_chain_problems (client_id, id);
+      -- The decision index holds the team's decisions too: null is this server's own log.
+      ALTER TABLE decisions ADD COLUMN client_id text;
+      CREATE INDEX decisions_client ON decisions (client_id, ts DESC);
+      CREATE INDEX decisions_principal ON decisions (principal, ts DESC);
+    `,
+  },
 ];

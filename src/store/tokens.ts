@@ -9,9 +9,10 @@ import type { Queryable } from './database.ts';
 
 /**
  * What a token may do: decide calls (and ask a person about them), run them, answer approvals, read the
- * decisions (dashboard, feed), manage tokens.
+ * decisions (dashboard, feed), manage tokens, and `report`: a team's machine ships its audit records and
+ * fetches the team policy (the one scope a laptop's token needs).
  */
-export const SCOPES = ['decide', 'execute', 'approve', 'read', 'admin'] as const;
+export const SCOPES = ['decide', 'execute', 'approve', 'read', 'admin', 'report'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const TOKEN_PREFIX = 'asv_';
