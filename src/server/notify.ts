@@ -1,9 +1,11 @@
-// Notifications of new approvals: `asimov serve --webhook URL [--webhook-format json|slack]` POSTs each
-// pending approval to a URL, as the approval's JSON or as a Slack incoming-webhook body, with a link to it
-// on the dashboard. Fire and forget: a slow or failing receiver is logged and never delays or fails a call.
+// Notifications: `asimov serve --webhook URL [--webhook-format json|slack]` POSTs each pending approval, and
+// each machine whose shipped audit chain was found broken, to a URL, as JSON or as a Slack incoming-webhook
+// body, with a link to the dashboard. Fire and forget: a slow or failing receiver is logged and never delays
+// or fails a call.
 
 import { describeError } from '../core/errors.ts';
 import type { Approval } from '../store/approvals.ts';
+import type { ChainProblem, ChainState } from './audit-ingest.ts';
 
 export type WebhookFormat = 'json' | 'slack';
 export const WEBHOOK_FORMATS: readonly WebhookFormat[] = ['json', 'slack'];
@@ -54,23 +56,61 @@ export function webhookBody(a: Approval, format: WebhookFormat, baseUrl: string)
 /** A notifier for new approvals: POSTs in the background; failures are logged. */
 export function createWebhookNotifier(o: NotifierOptions): (a: Approval) => void {
   const format = o.format ?? 'json';
+  return (a) => postInBackground(o, `approval ${a.id}`, () => webhookBody(a, format, o.baseUrl()));
+}
+
+/** A machine's chain found broken on arrival (server/audit-ingest.ts): who, and what was found. */
+export interface ChainAlert {
+  clientId: string;
+  tokenName: string;
+  host: string | null;
+  user: string | null;
+  chain: ChainState;
+  problems: ChainProblem[];
+}
+
+/** The dashboard's page of one machine. */
+export function clientLink(baseUrl: string, clientId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/#/team/${encodeURIComponent(clientId)}`;
+}
+
+export function chainAlertBody(a: ChainAlert, format: WebhookFormat, baseUrl: string): Record<string, unknown> {
+  const link = clientLink(baseUrl, a.clientId);
+  if (format === 'json') return { type: 'audit_chain', link, alert: a };
+  const who = `${a.tokenName}${a.host ? ` on ${a.host}` : ''}${a.user ? ` (${a.user})` : ''}`;
+  const what = a.problems.map((p) => `• ${p.message}`).join('\n');
+  return {
+    text: `asimov: the audit log of ${who} was tampered with or cut: ${a.problems[0]?.message ?? a.chain.problem ?? ''} ${link}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `*asimov: an audit log no longer matches what it shipped*\n${escapeSlack(who)}` } },
+      { type: 'section', text: { type: 'mrkdwn', text: escapeSlack(what) } },
+      { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open in asimov' }, url: link }] },
+    ],
+  };
+}
+
+/** A notifier for broken chains: one POST per batch that found problems. */
+export function createChainAlertNotifier(o: NotifierOptions): (a: ChainAlert) => void {
+  const format = o.format ?? 'json';
+  return (a) => postInBackground(o, `the chain of client ${a.clientId}`, () => chainAlertBody(a, format, o.baseUrl()));
+}
+
+function postInBackground(o: NotifierOptions, what: string, build: () => Record<string, unknown>): void {
   const doFetch = o.fetch ?? fetch;
   const log = o.log ?? (() => {});
-  return (a) => {
-    let body: string;
-    try {
-      body = JSON.stringify(webhookBody(a, format, o.baseUrl()));
-    } catch (e) {
-      log(`asimov serve: the webhook for approval ${a.id} could not be built: ${describeError(e)}`);
-      return;
-    }
-    void doFetch(o.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) })
-      .then(async (r) => {
-        await r.body?.cancel().catch(() => {});
-        if (!r.ok) log(`asimov serve: the webhook ${redactUrl(o.url)} answered ${r.status} for approval ${a.id}`);
-      })
-      .catch((e: unknown) => log(`asimov serve: the webhook ${redactUrl(o.url)} failed for approval ${a.id}: ${describeError(e)}`));
-  };
+  let body: string;
+  try {
+    body = JSON.stringify(build());
+  } catch (e) {
+    log(`asimov serve: the webhook for ${what} could not be built: ${describeError(e)}`);
+    return;
+  }
+  void doFetch(o.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) })
+    .then(async (r) => {
+      await r.body?.cancel().catch(() => {});
+      if (!r.ok) log(`asimov serve: the webhook ${redactUrl(o.url)} answered ${r.status} for ${what}`);
+    })
+    .catch((e: unknown) => log(`asimov serve: the webhook ${redactUrl(o.url)} failed for ${what}: ${describeError(e)}`));
 }
 
 function summary(a: Approval): string {

@@ -18,7 +18,7 @@ import type { ServerDeps } from './deps.ts';
 import { createEventBus } from './events.ts';
 import { createBatchedAuditSink } from './audit-batch.ts';
 import { createApprovalService } from './approvals.ts';
-import { createWebhookNotifier, type WebhookOptions } from './notify.ts';
+import { createChainAlertNotifier, createWebhookNotifier, type WebhookOptions } from './notify.ts';
 import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 import { startAuditFeed } from './audit-feed.ts';
@@ -94,6 +94,7 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     events: deps.events,
     ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
   });
+  if (o.webhook) deps.alert = createChainAlertNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) });
   let app: FastifyInstance;
   let local: Server | null = null;
   let socketPath: string | null = null;

@@ -132,6 +132,8 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (client_id, seq),
         UNIQUE (client_id, decision_id)
       );
+      -- Which shipped record a client's log now ends with, when it no longer ends with the head: a cut.
+      CREATE INDEX audit_records_hash ON audit_records (client_id, hash);
       -- Each way a client's chain was found broken, in the order found (the dashboard's and verify's evidence).
       CREATE TABLE audit_chain_problems (
         id          bigserial PRIMARY KEY,

@@ -7,9 +7,10 @@
 // seen without connecting to the server. A store that cannot be read is never rewritten on its own: every
 // tool stays unapproved until a person fixes or deletes it.
 
+import { writeFileAtomicSync } from '../../core/atomic-write.ts';
 import { asimovStateDir } from '../../core/asimov-dirs.ts';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { AsimovError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/lazy.ts';
 import { shellQuote } from '../../core/tools.ts';
@@ -319,22 +320,9 @@ function suggest(store: PinStore, serverId: string): string {
 // ---------------------------------------------------------------------------------------------
 
 function writeAtomic(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  let fd: number | null = null;
   try {
-    fd = openSync(tmp, 'wx', 0o600);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = null;
-    renameSync(tmp, path);
+    writeFileAtomicSync(path, text);
   } catch (e) {
-    if (fd !== null) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // never created, or already renamed
-    }
     throw new AsimovError('mcp_pins_io_error', `cannot write the MCP pin store: ${(e as Error).message}`, { file: path }, { cause: e });
   }
 }
