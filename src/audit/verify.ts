@@ -92,7 +92,14 @@ export function verifyCommand(path: string, out: Out, err: Out = out): number {
     err(`asimov audit verify: ${describeError(e)}\n`);
     return 1;
   }
-  if (r.ok) out(`${path}: ${r.lines} event${r.lines === 1 ? '' : 's'}, chain intact\n`);
+  if (r.ok) {
+    out(`${path}: ${r.lines} event${r.lines === 1 ? '' : 's'}, chain intact\n`);
+    // Said every time, because "intact" is easy to over-read: the chain is sealed with plain sha256 and no key.
+    out(
+      'A local check cannot see lines cut off the end, nor a log rewritten and re-sealed by whoever can write it; ' +
+        'with audit.remote set, `asimov audit verify --remote` asks the team server, which kept every record as it arrived.\n',
+    );
+  }
   else out(`${path}: chain broken at line ${r.firstBroken?.line}: ${r.firstBroken?.message}\n`);
   // Records on their way into the log are not part of the chain yet: said, never counted as a break.
   const j = journalSummary(path);

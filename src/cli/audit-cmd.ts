@@ -12,7 +12,9 @@ import { EXIT, UsageError, type CliIO } from './io.ts';
 export const AUDIT_HELP = `Usage:
   asimov audit tail   [-n N] [--json] [filters]   the last N decisions (default 20)
   asimov audit stats  [--json] [filters]          counts by verdict, tier, rule, tool, agent; p50/p95 time
-  asimov audit verify                             check the hash chain; names the first broken line
+  asimov audit verify [--remote] [--json]         check the hash chain; names the first broken line;
+                                                  --remote: also what the team server holds from this machine
+  asimov audit ship [--once|--follow|--status]    ship the log to the team server (audit.remote); see --help
 
 Filters: --since 2h|7d|2026-11-01  --until …  --verdict deny,ask  --tier hard_deny  --rule 'git.*'
          --tool shell  --agent claude-code  --session ID
@@ -20,7 +22,7 @@ Filters: --since 2h|7d|2026-11-01  --until …  --verdict deny,ask  --tier hard_
 else ~/.local/state/asimov/audit.jsonl). Exit status: 0 ok, 1 error or a broken chain.
 `;
 
-const SUBCOMMANDS = ['tail', 'stats', 'verify'] as const;
+const SUBCOMMANDS = ['tail', 'stats', 'verify', 'ship'] as const;
 
 export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
@@ -29,6 +31,16 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   if (!(SUBCOMMANDS as readonly string[]).includes(sub)) throw unknownName('audit command', sub, SUBCOMMANDS);
+  if (sub === 'ship') {
+    const { auditShipCommand } = await import('./audit-ship-cmd.ts');
+    const logArg = rest.indexOf('--log');
+    const path = logArg >= 0 && rest[logArg + 1] !== undefined ? resolve(io.cwd, rest[logArg + 1]!) : resolveAuditPath(io.env);
+    if (path === null) {
+      io.err('asimov audit ship: auditing is off (ASIMOV_AUDIT_LOG=off): there is no log to ship\n');
+      return EXIT.error;
+    }
+    return auditShipCommand(rest, path, io);
+  }
   const { values } = parseOptions({
     args: rest,
     options: {
@@ -43,6 +55,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
       tool: { type: 'string' },
       agent: { type: 'string' },
       session: { type: 'string' },
+      remote: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -70,6 +83,7 @@ export async function auditCommand(argv: string[], io: CliIO): Promise<number> {
     case 'stats':
       return statsCommand(path, io.out, { filter, json: values.json === true, err: io.err });
     case 'verify':
+      if (values.remote) return (await import('./audit-ship-cmd.ts')).verifyRemote(path, io, values.json === true);
       return verifyCommand(path, io.out, io.err);
     default:
       throw unknownName('audit command', sub, SUBCOMMANDS);

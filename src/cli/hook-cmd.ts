@@ -1,6 +1,8 @@
 // `asimov hook <client>`: one hook invocation of an agent client. Reads the payload on stdin, decides, replies
 // in the client's native form, and never fails open: errors, bad input and a passed deadline all block.
 
+import { kickShipper } from './ship-kick.ts';
+import type { AuditSettings } from '../policy/layers.ts';
 import { parseArgs } from 'node:util';
 import { DEFAULT_DEADLINE_MS } from '../wire/hook-command.ts';
 import { runHook, type HookReply } from '../adapters/hook-runtime.ts';
@@ -74,7 +76,17 @@ export async function hookCommand(argv: string[], io: CliIO): Promise<number> {
   });
   if (reply.stdout) io.out(reply.stdout);
   if (reply.stderr) io.err(reply.stderr);
+  // After the answer: a background shipper for the team's audit trail, when one is configured and none runs.
+  kickShipper(auditSettings(gate, io.cwd), io.env);
   return reply.exitCode;
+}
+
+function auditSettings(gate: { policyFor(cwd: string): { audit?: AuditSettings } }, cwd: string): AuditSettings | undefined {
+  try {
+    return gate.policyFor(cwd).audit;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the policy for this directory routes questions to a person on call; a policy that fails to load decides nothing here (the gate refuses the call itself). */

@@ -138,7 +138,10 @@ describe('verifyCommand', () => {
     const { path } = makeLog(3);
     let out = '';
     assert.equal(verifyCommand(path, (s) => { out += s; }), 0);
-    assert.equal(out, `${path}: 3 events, chain intact\n`);
+    assert.match(out, new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 events, chain intact\n`));
+    // "Intact" is said with what it cannot mean: no local check sees a cut end or a re-sealed rewrite.
+    assert.match(out, /cannot see lines cut off the end, nor a log rewritten and re-sealed/);
+    assert.match(out, /asimov audit verify --remote/);
   });
 
   test('prints the first broken line and exits 1', () => {
@@ -162,6 +165,8 @@ describe('verifyCommand', () => {
     assert.equal(
       out,
       `${path}: 2 events, chain intact\n` +
+        'A local check cannot see lines cut off the end, nor a log rewritten and re-sealed by whoever can write it; ' +
+        'with audit.remote set, `asimov audit verify --remote` asks the team server, which kept every record as it arrived.\n' +
         `2 records in 1 MCP proxy journal (${dir}) not in the log yet: a running proxy moves them right after each answer, and the next proxy to start moves those of one that stopped\n` +
         `set aside, with a line that could not be read: ${join(dir, '12-bb22.jsonl.claim-13.unreadable')}\n`,
     );

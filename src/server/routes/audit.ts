@@ -78,8 +78,8 @@ export function auditRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
       handler: async (ctx) => {
         const report = await clientChainReport(deps.db, ctx.params.id);
         const p = ctx.principal?.token;
-        // A machine's token sees its own chains; reading every machine's is the dashboard's (`read`) or an admin's.
-        const mayRead = !p || p.scopes.includes('read') || p.scopes.includes('admin') || report?.tokenName === p.name;
+        // A machine's token sees its own chains (the team's are the dashboard's, under /v1/team); an admin's sees any.
+        const mayRead = !p || p.scopes.includes('admin') || report?.tokenName === p.name;
         if (!report || !mayRead) throw new HttpError(404, 'not_found', `No chain of client ${ctx.params.id} is known to this server${report ? ' for this token' : ''}.`);
         return report;
       },
