@@ -79,6 +79,10 @@ export interface DecisionQuery {
   rule?: string;
   agent?: string;
   session?: string;
+  /** The token name the call came with. */
+  principal?: string;
+  /** The machine that shipped it (decisions.client_id). */
+  client?: string;
   /** Text the summary, reason or rule contains (case-insensitive). */
   q?: string;
   limit: number;
@@ -99,10 +103,11 @@ export async function listDecisions(db: Queryable, f: DecisionQuery): Promise<{ 
     params.push(v);
     return `$${params.length}`;
   };
-  for (const col of ['verdict', 'tier', 'rule', 'agent', 'session'] as const) {
+  for (const col of ['verdict', 'tier', 'rule', 'agent', 'session', 'principal'] as const) {
     const v = f[col];
     if (v !== undefined && v !== '') where.push(`${col} = ${p(v)}`);
   }
+  if (f.client !== undefined && f.client !== '') where.push(`client_id = ${p(f.client)}`);
   if (f.q !== undefined && f.q.trim() !== '') {
     const pat = p(`%${likeLiteral(f.q.trim())}%`);
     where.push(`(summary ILIKE ${pat} OR event->>'reason' ILIKE ${pat} OR coalesce(rule, '') ILIKE ${pat})`);

@@ -22,6 +22,9 @@ export interface DecisionItem {
   cwd: string;
   principal: string | null;
   summary: string;
+  /** The machine that shipped it, on a live event of a shipped decision (the list's rows do not carry it). */
+  clientId?: string | null;
+  client_id?: string | null;
 }
 
 export interface Finding {
@@ -128,10 +131,14 @@ export interface Filters {
   rule: string;
   agent: string;
   session: string;
+  /** The token name (a person on a team server). */
+  principal: string;
+  /** A machine's client id (set from the Team view). */
+  client: string;
   q: string;
 }
 
-export const NO_FILTERS: Filters = { verdict: '', tier: '', rule: '', agent: '', session: '', q: '' };
+export const NO_FILTERS: Filters = { verdict: '', tier: '', rule: '', agent: '', session: '', principal: '', client: '', q: '' };
 
 export function filterQuery(f: Filters, extra: Record<string, string> = {}): string {
   const p = new URLSearchParams();
@@ -147,7 +154,72 @@ export function matches(d: DecisionItem, f: Filters): boolean {
   if (f.rule.trim() && d.rule !== f.rule.trim()) return false;
   if (f.agent.trim() && d.agent !== f.agent.trim()) return false;
   if (f.session.trim() && d.session !== f.session.trim()) return false;
+  if (f.principal.trim() && d.principal !== f.principal.trim()) return false;
+  // A live event names its machine when it was shipped; the server's own decisions have none.
+  if (f.client.trim() && (d.clientId ?? d.client_id ?? null) !== f.client.trim()) return false;
   const q = f.q.trim().toLowerCase();
   if (q && ![d.summary, d.reason, d.rule ?? ''].some((s) => s.toLowerCase().includes(q))) return false;
   return true;
+}
+
+// The team dashboard (server/routes/team.ts).
+
+export interface VerdictCounts {
+  allow: number;
+  deny: number;
+  ask: number;
+}
+
+export interface TeamClient {
+  clientId: string;
+  tokenName: string;
+  host: string | null;
+  osUser: string | null;
+  firstSeen: string;
+  lastContact: string;
+  headSeq: number;
+  status: 'ok' | 'broken';
+  problem: string | null;
+  problemAt: string | null;
+  last24h: VerdictCounts;
+  last7d: VerdictCounts;
+}
+
+export interface ChainProblem {
+  id: number;
+  at: string;
+  kind: string;
+  seq: number | null;
+  decisionId: string | null;
+  message: string;
+}
+
+export interface TeamPerson {
+  name: string;
+  machines: number;
+  broken: number;
+  lastContact: string | null;
+  decisions: number;
+  asks: number;
+  denies: number;
+  lastDecision: string | null;
+}
+
+export interface TeamAgent {
+  agent: string | null;
+  decisions: number;
+  asks: number;
+  denies: number;
+  users: number;
+  lastSeen: string;
+}
+
+export interface AskedCall {
+  rule: string | null;
+  summary: string;
+  count: number;
+  users: number;
+  machines: number;
+  lastSeen: string;
+  example: { decisionId: string; principal: string | null; agent: string | null };
 }

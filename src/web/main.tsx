@@ -11,6 +11,11 @@ import {
   type Approval, type DecisionDetail, type DecisionItem, type Filters, type Session, type Stats, type VerifyStatus,
 } from './api.ts';
 import { OverTime, TopBars, VERDICT_COLOURS } from './charts.tsx';
+import { TeamView } from './team.tsx';
+
+/** The dashboard's views, one per location hash: the decisions (no hash) and the team (#team). */
+type View = 'decisions' | 'team';
+const viewOf = (hash: string): View => (hash === '#team' ? 'team' : 'decisions');
 
 /** Decisions kept in the feed at most (the live ones push the oldest out). */
 const FEED_MAX = 500;
@@ -70,6 +75,18 @@ function SignIn(props: { onSignedIn: (s: Session) => void }) {
 }
 
 function Dashboard(props: { session: Session; onSignedOut: () => void }) {
+  const [view, setView] = useState<View>(viewOf(location.hash));
+  useEffect(() => {
+    const onHash = () => setView(viewOf(location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  const show = (v: View) => {
+    // The hash keeps the view across a reload and in the browser's history.
+    if (v === 'team') location.hash = 'team';
+    else history.pushState(null, '', location.pathname + location.search);
+    setView(v);
+  };
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
@@ -189,13 +206,18 @@ function Dashboard(props: { session: Session; onSignedOut: () => void }) {
     <div class="dash">
       <header>
         <h1>asimov</h1>
+        <nav class="tabs" aria-label="Views">
+          <button type="button" aria-current={view === 'decisions' ? 'page' : undefined} onClick={() => show('decisions')}>Decisions</button>
+          <button type="button" aria-current={view === 'team' ? 'page' : undefined} onClick={() => show('team')} data-testid="tab-team">Team</button>
+        </nav>
         <AuditBadge status={verify} />
         <span class={`live ${live ? 'on' : ''}`} data-testid="live">{live ? 'live' : 'connecting…'}</span>
         <span class="who">{props.session.name}</span>
         <button class="link" onClick={signOut}>Sign out</button>
       </header>
-      <FilterBar filters={filters} onChange={setFilters} />
-      <div class="columns">
+      {view === 'team' && <TeamView onFilter={(f) => { setFilters(f); show('decisions'); }} />}
+      {view === 'decisions' && <FilterBar filters={filters} onChange={setFilters} />}
+      {view === 'decisions' && <div class="columns">
         <section class="feed" aria-label="Decisions">
           <h2>Decisions</h2>
           {feedError && <p class="error">{feedError}</p>}
@@ -235,7 +257,7 @@ function Dashboard(props: { session: Session; onSignedOut: () => void }) {
             {stats && <TopBars counts={stats.topAsked} colour={VERDICT_COLOURS.ask} testid="chart-top-asked" empty="Nothing was asked." />}
           </section>
         </aside>
-      </div>
+      </div>}
       {open && <Detail id={open} onClose={() => setOpen(null)} />}
     </div>
   );
@@ -270,6 +292,8 @@ function FilterBar(props: { filters: Filters; onChange: (f: Filters) => void }) 
       <input placeholder="rule" value={f.rule} onInput={set('rule')} aria-label="Rule" name="rule" />
       <input placeholder="agent" value={f.agent} onInput={set('agent')} aria-label="Agent" name="agent" />
       <input placeholder="session" value={f.session} onInput={set('session')} aria-label="Session" name="session" />
+      <input placeholder="user" value={f.principal} onInput={set('principal')} aria-label="User (token name)" name="principal" />
+      {f.client !== '' && <input placeholder="machine" value={f.client} onInput={set('client')} aria-label="Machine (client id)" name="client" />}
       <input placeholder="text" value={f.q} onInput={set('q')} aria-label="Text" name="q" type="search" />
       {any && <button type="button" class="link" onClick={() => props.onChange(NO_FILTERS)}>Clear</button>}
     </form>

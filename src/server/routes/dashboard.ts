@@ -29,6 +29,8 @@ const ListQuery = z.object({
   rule: Text.optional(),
   agent: Text.optional(),
   session: Text.optional(),
+  principal: Text.optional().describe('The name of the token the call came with (a person, on a team server)'),
+  client: Text.optional().describe('The machine (client id) that shipped it; the team dashboard links here'),
   q: Text.optional().describe('Text the call\'s summary, the reason or the rule contains (case-insensitive)'),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE).optional().describe(`Decisions per page (default ${DEFAULT_PAGE})`),
   before: Text.optional().describe('The nextBefore of the previous page: the decisions older than that one'),

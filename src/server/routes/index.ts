@@ -10,6 +10,7 @@ import { proposalRoutes } from './proposals.ts';
 import { tokenRoutes } from './tokens.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { auditRoutes } from './audit.ts';
+import { teamRoutes } from './team.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
@@ -21,6 +22,7 @@ export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   approvalRoutes,
   dashboardRoutes,
   auditRoutes,
+  teamRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
