@@ -8,6 +8,7 @@ import type { AuditFeed } from './audit-feed.ts';
 import type { EventBus } from './events.ts';
 import type { BatchedAuditSink } from './audit-batch.ts';
 import type { ApprovalService } from './approvals.ts';
+import type { OtlpExport } from './otlp-export.ts';
 
 export interface ServerDeps {
   gate: Gate;
@@ -29,6 +30,8 @@ export interface ServerDeps {
   approvals?: ApprovalService;
   /** Follows the audit log into the decision index, when on (the dashboard's feed). */
   auditFeed?: AuditFeed;
+  /** Sends every decision on the bus to an OTLP/HTTP logs receiver, when configured. */
+  otlpExport?: OtlpExport;
   /** Aborted when the server starts closing: long-lived answers (the event stream) end then. */
   closing?: AbortController;
 }
