@@ -8,6 +8,7 @@ import { resolveAuditPath } from '../audit/paths.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT_PER_MINUTE } from '../server/app.ts';
 import { DEFAULT_LISTEN, isLoopback, parseListen } from '../server/listen.ts';
 import { checkExposure, startServer, type StartOptions } from '../server/start.ts';
+import { serverOtlpConfig } from '../server/otlp-export.ts';
 import { openDatabase } from '../store/database.ts';
 import { createTokenStore, parseScopes, SCOPES, type TokenInfo } from '../store/tokens.ts';
 import { parseOptions } from './args.ts';
@@ -20,6 +21,7 @@ import { VERSION } from './version.ts';
 export const SERVE_HELP = `Usage:
   asimov serve [--listen ADDR] [--data-dir DIR] [--tls-cert FILE --tls-key FILE | --insecure]
                [--body-limit BYTES] [--rate-limit N] [--cwd DIR] [--webhook URL [--webhook-format json|slack]]
+               [--otlp-endpoint URL [--otlp-header NAME=VALUE]… [--otlp-header-env NAME=VARIABLE]…]
   asimov serve token create --name NAME --scopes ${SCOPES.join(',')} [--json]
   asimov serve token list [--all] [--json]
   asimov serve token revoke NAME
@@ -37,6 +39,9 @@ and a dashboard at /. Every route but /, /healthz and /openapi.json needs a bear
   --cwd DIR          the directory commands run in by default, and the first allowed root of /v1/execute
   --webhook URL      POST each new approval there (JSON, or a Slack incoming-webhook body with
                      --webhook-format slack), with a link to answer it on the dashboard
+  --otlp-endpoint URL  send every decision (this server's and those its clients ship) to an OpenTelemetry
+                     collector as OTLP/HTTP logs (a base URL gets /v1/logs); default: audit.otlp of this
+                     user's policy. --otlp-header adds a header, --otlp-header-env one read from a variable
 
 A person on call: with \`approvals: { timeoutSec: 120 }\` in this user's policy, a call the API would refuse
 only because nobody is at the agent's terminal waits for an answer on the dashboard, from \`asimov approvals
@@ -74,6 +79,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       cwd: { type: 'string' },
       webhook: { type: 'string' },
       'webhook-format': { type: 'string' },
+      'otlp-endpoint': { type: 'string' },
+      'otlp-header': { type: 'string', multiple: true },
+      'otlp-header-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -112,6 +120,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (values['tls-cert'] !== undefined && values['tls-key'] !== undefined) {
     opts.tls = { cert: readPem(resolve(io.cwd, values['tls-cert']), '--tls-cert'), key: readPem(resolve(io.cwd, values['tls-key']), '--tls-key') };
   }
+  const otlp = asUsage(() => serverOtlpConfig({ endpoint: values['otlp-endpoint'], headers: values['otlp-header'], headersEnv: values['otlp-header-env'] }, io.env, cwd, opts.log));
+  if (otlp) opts.otlp = otlp;
   asUsage(() => checkExposure(listen, opts));
   const st = styleOf(io);
   io.err(`asimov serve: starting (the embedded database in ${opts.dataDir} may take a few seconds the first time)…\n`);
@@ -130,6 +140,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
         ['  API', `${server.url}/openapi.json`],
         ['  data', `${opts.dataDir} (embedded PostgreSQL, PGlite)`],
         ['  audit log', audit],
+        ['  OTLP export', opts.otlp ? opts.otlp.endpoint : 'off'],
         ['  tokens', tokens.length === 0 ? `none yet: ${st.bold('asimov serve token create --name me --scopes decide,read,approve')}` : `${tokens.length} live`],
       ]) +
       '\n',

@@ -9,6 +9,7 @@ import type { EventBus } from './events.ts';
 import type { BatchedAuditSink } from './audit-batch.ts';
 import type { ApprovalService } from './approvals.ts';
 import type { ChainAlert } from './notify.ts';
+import type { OtlpExport } from './otlp-export.ts';
 
 export interface ServerDeps {
   gate: Gate;
@@ -32,6 +33,8 @@ export interface ServerDeps {
   auditFeed?: AuditFeed;
   /** Tells people that a machine's shipped chain was found broken (the webhook, when one is set). */
   alert?: (a: ChainAlert) => void;
+  /** Sends every decision on the bus to an OTLP/HTTP logs receiver, when configured. */
+  otlpExport?: OtlpExport;
   /** Aborted when the server starts closing: long-lived answers (the event stream) end then. */
   closing?: AbortController;
 }

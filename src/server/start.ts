@@ -5,6 +5,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AsimovError } from '../core/errors.ts';
@@ -23,6 +24,8 @@ import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 import { startAuditFeed } from './audit-feed.ts';
 import { resolveAuditPath } from '../audit/paths.ts';
+import type { OtlpConfig } from '../audit/otlp.ts';
+import { startOtlpExport } from './otlp-export.ts';
 
 import { SOCKET_NAME } from './socket-name.ts';
 
@@ -44,6 +47,8 @@ export interface StartOptions {
   webhook?: WebhookOptions;
   /** Follow the audit log into the dashboard's index and live feed (server/audit-feed.ts); default true. */
   auditFeed?: boolean;
+  /** Export every decision on the bus (own and shipped) as OTLP/HTTP logs (server/otlp-export.ts). */
+  otlp?: OtlpConfig;
   /** A gate to use instead of freshGate({ env }) (tests). */
   gate?: Gate;
   log?: (line: string) => void;
@@ -117,9 +122,11 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
       const path = resolveAuditPath(o.env);
       if (path !== null) deps.auditFeed = startAuditFeed({ path, db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
     }
+    if (o.otlp) deps.otlpExport = startOtlpExport({ config: o.otlp, db, events: deps.events, resource: { hostName: hostname(), version: o.version }, ...(o.log ? { log: o.log } : {}) });
   } catch (e) {
     deps.approvals.close();
     await deps.auditFeed?.close().catch(() => {});
+    await deps.otlpExport?.close().catch(() => {});
     await db.close().catch(() => {});
     throw e;
   }
@@ -145,6 +152,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         } finally {
           clearInterval(sweep);
         }
+        // After the last decisions reached the bus (the feed's, the ingested ones), before the database it reads them from.
+        await deps.otlpExport?.close();
         await db.close();
       })()),
   };
