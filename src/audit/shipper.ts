@@ -195,6 +195,25 @@ export async function followAndShip(o: FollowOptions): Promise<void> {
   }
 }
 
+/** Runs `pass` whenever the log changes (and once at start) until the signal aborts or the idle time passes. */
+export async function followLog(logPath: string, signal: AbortSignal, idleExitMs: number | undefined, pass: () => Promise<void>, pollMs = 250): Promise<void> {
+  let lastSize = -2;
+  let lastChange = Date.now();
+  let lastPass = 0;
+  while (!signal.aborted) {
+    const size = sizeOf(logPath);
+    // Also every 10 s unchanged: a pass that could not finish (a receiver down) is tried again.
+    if (size !== lastSize || Date.now() - lastPass >= 10_000) {
+      if (size !== lastSize) lastChange = Date.now();
+      lastSize = size;
+      lastPass = Date.now();
+      await pass().catch(() => {});
+    }
+    if (idleExitMs !== undefined && Date.now() - lastChange >= idleExitMs) return;
+    await sleep(pollMs, signal);
+  }
+}
+
 function report(o: FollowOptions, path: string, s: Omit<ShipStatus, 'server' | 'clientId'>): void {
   const full: ShipStatus = { server: o.server, clientId: clientIdOf(o.logPath), ...s };
   saveShipStatus(path, full);

@@ -6,9 +6,13 @@
 import { loadPolicy } from '../policy/load.ts';
 import type { AuditSettings } from '../policy/layers.ts';
 import { resolveTeamToken } from '../audit/team-token.ts';
-import { followAndShip, shipBatch, ShipError, shippedSoFar } from '../audit/shipper.ts';
+import { followAndShip, followLog, shipBatch, ShipError, shippedSoFar } from '../audit/shipper.ts';
 import { clientIdOf, loadShipStatus, lockShipper, serverKey, statusPathOf, type ShipStatus } from '../audit/ship-state.ts';
 import { verifyLog } from '../audit/verify.ts';
+import { exportBacklog } from '../audit/otlp-ship.ts';
+import type { OtlpExporter } from '../audit/otlp.ts';
+import { hostname, userInfo } from 'node:os';
+import { VERSION } from './version.ts';
 import { describeError } from '../core/errors.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
@@ -32,18 +36,40 @@ export interface RemoteTarget {
   settings: AuditSettings;
 }
 
-/** The team server and token from the policy, or why there is none. */
-export function remoteTarget(io: CliIO): RemoteTarget | { why: string } {
-  let settings: AuditSettings | undefined;
+function auditSettingsOf(io: CliIO): AuditSettings | undefined | { why: string } {
   try {
-    settings = loadPolicy({ cwd: io.cwd, env: io.env }).audit;
+    return loadPolicy({ cwd: io.cwd, env: io.env }).audit;
   } catch (e) {
     return { why: `the policy cannot be loaded: ${describeError(e)}` };
   }
+}
+
+/** The team server and token from the policy, or why there is none. */
+export function remoteTarget(io: CliIO): RemoteTarget | { why: string } {
+  const settings = auditSettingsOf(io);
+  if (settings !== undefined && 'why' in settings) return settings;
   if (!settings?.remote) return { why: 'no team server: set audit.remote in the user policy (~/.config/asimov/policy.yaml) or the managed one' };
   const token = resolveTeamToken(settings, io.env);
   if (!token.ok) return { why: token.reason };
   return { server: settings.remote, token: token.token, settings };
+}
+
+/** The OpenTelemetry receiver of `audit.otlp`, when one is set (null), or why it cannot be used. */
+async function otlpExporterFor(io: CliIO, logPath: string): Promise<OtlpExporter | null | { why: string }> {
+  const settings = auditSettingsOf(io);
+  if (settings === undefined || 'why' in settings || !settings.otlp) return null;
+  const { otlpConfigFromSettings, createOtlpExporter } = await import('../audit/otlp.ts');
+  const c = otlpConfigFromSettings(settings.otlp, io.env, settings.source);
+  if (!c.ok) return { why: c.reason };
+  return createOtlpExporter({ ...c.config, resource: { hostName: hostname(), user: safeUser(), version: VERSION, clientId: clientIdOf(logPath) } });
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }
 
 export async function auditShipCommand(argv: string[], logPath: string, io: CliIO): Promise<number> {
@@ -71,13 +97,43 @@ export async function auditShipCommand(argv: string[], logPath: string, io: CliI
     idleExitMs = s * 1000;
   }
   const target = remoteTarget(io);
-  if ('why' in target) {
+  const otlp = values.once || values.follow ? await otlpExporterFor(io, logPath) : null;
+  if (otlp !== null && 'why' in otlp) {
+    io.err(`asimov audit ship: ${otlp.why}\n`);
+    return EXIT.error;
+  }
+  if ('why' in target && otlp === null) {
     io.err(`asimov audit ship: ${target.why}\n`);
     return EXIT.error;
   }
-  if (values.once) return shipOnce(logPath, target, io, values.json === true);
-  if (values.follow) return follow(logPath, target, io, idleExitMs);
-  return showStatus(logPath, target, io, values.json === true);
+  const server = 'why' in target ? null : target;
+  try {
+    if (values.once) {
+      let code: number = EXIT.ok;
+      if (server) code = await shipOnce(logPath, server, io, values.json === true);
+      if (otlp) code = Math.max(code, await exportOnce(logPath, otlp, io));
+      return code;
+    }
+    if (values.follow) return await follow(logPath, server, otlp, io, idleExitMs);
+  } finally {
+    await otlp?.shutdown().catch(() => {});
+  }
+  if (!server) {
+    io.err(`asimov audit ship: ${(target as { why: string }).why}\n`);
+    return EXIT.error;
+  }
+  return showStatus(logPath, server, io, values.json === true);
+}
+
+async function exportOnce(logPath: string, exporter: OtlpExporter, io: CliIO): Promise<number> {
+  try {
+    const n = await exportBacklog(logPath, exporter);
+    io.out(`${exporter.endpoint}: ${n} record${n === 1 ? '' : 's'} exported over OTLP\n`);
+    return EXIT.ok;
+  } catch (e) {
+    io.err(`asimov audit ship: ${describeError(e)}; the rest waits in the log\n`);
+    return EXIT.error;
+  }
 }
 
 async function shipOnce(logPath: string, t: RemoteTarget, io: CliIO, json: boolean): Promise<number> {
@@ -103,7 +159,7 @@ async function shipOnce(logPath: string, t: RemoteTarget, io: CliIO, json: boole
   }
 }
 
-async function follow(logPath: string, t: RemoteTarget, io: CliIO, idleExitMs: number | undefined): Promise<number> {
+async function follow(logPath: string, t: RemoteTarget | null, otlp: OtlpExporter | null, io: CliIO, idleExitMs: number | undefined): Promise<number> {
   const lock = lockShipper(logPath);
   if ('heldBy' in lock) {
     io.out(`asimov audit ship: a shipper already runs for ${logPath} (pid ${lock.heldBy})\n`);
@@ -114,17 +170,40 @@ async function follow(logPath: string, t: RemoteTarget, io: CliIO, idleExitMs: n
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   let lastError = '';
+  let lastOtlpError = '';
+  let otlpRetryAt = 0;
+  // The OpenTelemetry receiver's pass, beside the server's: its failures pause it alone, and are said once per change.
+  const alongside = otlp
+    ? async () => {
+        if (Date.now() < otlpRetryAt) return;
+        try {
+          await exportBacklog(logPath, otlp);
+          if (lastOtlpError !== '') io.err(`asimov audit ship: OTLP export to ${otlp.endpoint} works again\n`);
+          lastOtlpError = '';
+        } catch (e) {
+          const line = describeError(e);
+          if (line !== lastOtlpError) io.err(`asimov audit ship: ${line}\n`);
+          lastOtlpError = line;
+          otlpRetryAt = Date.now() + 10_000;
+        }
+      }
+    : undefined;
   try {
-    await followAndShip({
-      logPath, server: t.server, token: t.token, signal: ac.signal,
-      ...(idleExitMs !== undefined ? { idleExitMs } : {}),
-      onStatus: (s) => {
-        // Said once per change, so a shipper under a service manager does not fill its log while the server is down.
-        const line = s.ok ? (s.chain?.status === 'broken' ? `chain broken: ${s.chain.problem}` : '') : (s.error ?? 'failed');
-        if (line !== lastError && line !== '') io.err(`asimov audit ship: ${line}\n`);
-        lastError = line;
-      },
-    });
+    if (t) {
+      await followAndShip({
+        logPath, server: t.server, token: t.token, signal: ac.signal,
+        ...(idleExitMs !== undefined ? { idleExitMs } : {}),
+        ...(alongside ? { alongside } : {}),
+        onStatus: (s) => {
+          // Said once per change, so a shipper under a service manager does not fill its log while the server is down.
+          const line = s.ok ? (s.chain?.status === 'broken' ? `chain broken: ${s.chain.problem}` : '') : (s.error ?? 'failed');
+          if (line !== lastError && line !== '') io.err(`asimov audit ship: ${line}\n`);
+          lastError = line;
+        },
+      });
+    } else if (alongside) {
+      await followLog(logPath, ac.signal, idleExitMs, alongside);
+    }
   } finally {
     process.off('SIGTERM', stop);
     process.off('SIGINT', stop);

@@ -1,4 +1,4 @@
-// The hook's one duty towards the team's audit trail: when `audit.remote` is set and no shipper runs for this
+// The hook's one duty towards the team's audit trail: when `audit.remote` (or `audit.otlp`) is set and no shipper runs for this
 // log, start one in the background (`asimov audit ship --follow --idle-exit …`), after the hook has answered.
 // The call's path stays as it was: the record is already in the local log, and the shipper reads it from there.
 // Cost when a shipper runs: one small file read and a signal-0 check.
@@ -18,7 +18,7 @@ export const SHIPPER_IDLE_EXIT_SEC = 600;
 const KICK_INTERVAL_MS = 30_000;
 
 export function kickShipper(audit: AuditSettings | undefined, env: NodeJS.ProcessEnv): 'running' | 'started' | 'off' | 'waiting' {
-  if (!audit?.remote) return 'off';
+  if (!audit?.remote && !audit?.otlp) return 'off';
   let log: string | null;
   try {
     log = resolveAuditPath(env);
@@ -28,7 +28,7 @@ export function kickShipper(audit: AuditSettings | undefined, env: NodeJS.Proces
   if (log === null) return 'off';
   if (shipperPid(log) !== null) return 'running';
   // Without a token the shipper could only fail: `asimov doctor` and `audit ship` say why.
-  if (!resolveTeamToken(audit, env).ok) return 'off';
+  if (audit.remote && !audit.otlp && !resolveTeamToken(audit, env).ok) return 'off';
   const marker = join(shipDirOf(log), 'kicked');
   try {
     if (Date.now() - statSync(marker).mtimeMs < KICK_INTERVAL_MS) return 'waiting';
