@@ -43,7 +43,7 @@ test('the server serves the same document, and every protected operation names i
     for (const [method, op] of Object.entries(ops)) {
       assert.ok(op.operationId && op.summary && op.responses, `${method} ${path}`);
       if (op.security.length > 0) {
-        assert.match(op['x-asimov-scope'], /^(decide|execute|approve|read|admin)$/, `${method} ${path}`);
+        for (const scope of [op['x-asimov-scope']].flat()) assert.match(scope, /^(decide|execute|approve|read|admin|report)$/, `${method} ${path}`);
         assert.ok(op.responses['401'] && op.responses['403'], `${method} ${path} documents its auth failures`);
       }
       for (const p of path.match(/\{[^}]+\}/g) ?? []) {

@@ -9,6 +9,7 @@ import { metaRoutes } from './meta.ts';
 import { proposalRoutes } from './proposals.ts';
 import { tokenRoutes } from './tokens.ts';
 import { dashboardRoutes } from './dashboard.ts';
+import { teamPolicyRoutes } from './team-policy.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
@@ -19,6 +20,7 @@ export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   tokenRoutes,
   approvalRoutes,
   dashboardRoutes,
+  teamPolicyRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
