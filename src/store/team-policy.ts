@@ -48,26 +48,30 @@ export interface TeamPolicyStore {
   latest(): Promise<TeamPolicyVersion | null>;
   /**
    * Publishes a new version after the check every client would apply (policy/team-policy-check.ts): throws
-   * AsimovError with file, line and key for an invalid policy, so a broken one never reaches a client.
+   * AsimovError with file, line and key for an invalid policy, so a broken one never reaches a client. The
+   * same policy and ground rules as the newest version change nothing (`changed: false`, that version).
    */
-  publish(p: { policy: string; groundRules: string | null; by: string; file?: string }): Promise<TeamPolicyVersion>;
+  publish(p: { policy: string; groundRules: string | null; by: string; file?: string }): Promise<TeamPolicyVersion & { changed: boolean }>;
 }
 
 export function createTeamPolicyStore(db: Queryable): TeamPolicyStore {
+  const latest = async (): Promise<TeamPolicyVersion | null> => {
+    const rows = await db.query<Row>('SELECT * FROM team_policy ORDER BY version DESC LIMIT 1');
+    return rows[0] ? fromRow(rows[0]) : null;
+  };
   return {
-    async latest() {
-      const rows = await db.query<Row>('SELECT * FROM team_policy ORDER BY version DESC LIMIT 1');
-      return rows[0] ? fromRow(rows[0]) : null;
-    },
+    latest,
     async publish(p) {
       checkTeamPolicy(p.policy, p.file ?? TEAM_POLICY_NAME);
       const groundRules = p.groundRules === null || p.groundRules.trim() === '' ? null : p.groundRules;
       if (groundRules !== null) checkTeamGroundRules(groundRules);
+      const newest = await latest();
+      if (newest && newest.policy === p.policy && newest.groundRules === groundRules) return { ...newest, changed: false };
       const rows = await db.query<Row>(
         'INSERT INTO team_policy (policy, ground_rules, etag, published_by) VALUES ($1, $2, $3, $4) RETURNING *',
         [p.policy, groundRules, teamPolicyEtag(p.policy, groundRules), p.by],
       );
-      return fromRow(rows[0]!);
+      return { ...fromRow(rows[0]!), changed: true };
     },
   };
 }

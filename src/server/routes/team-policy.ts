@@ -68,14 +68,9 @@ export function teamPolicyRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
       bodyLimit: MAX_POLICY_BYTES + MAX_TEAM_GROUND_RULES_BYTES * 4 + 4096,
       response: TeamPolicySchema.omit({ policy: true, groundRules: true }).extend({ changed: z.boolean().describe('false when the same policy and ground rules were already the newest version') }),
       handler: async (ctx) => {
-        const groundRules = ctx.body.groundRules ?? null;
-        const latest = await policies().latest();
-        if (latest && latest.policy === ctx.body.policy && (latest.groundRules ?? '') === (groundRules ?? '')) {
-          return { version: latest.version, etag: latest.etag, publishedAt: latest.publishedAt, publishedBy: latest.publishedBy, changed: false };
-        }
         try {
-          const p = await policies().publish({ policy: ctx.body.policy, groundRules, by: ctx.principal?.token.name ?? 'unknown' });
-          return { version: p.version, etag: p.etag, publishedAt: p.publishedAt, publishedBy: p.publishedBy, changed: true };
+          const p = await policies().publish({ policy: ctx.body.policy, groundRules: ctx.body.groundRules ?? null, by: ctx.principal?.token.name ?? 'unknown' });
+          return { version: p.version, etag: p.etag, publishedAt: p.publishedAt, publishedBy: p.publishedBy, changed: p.changed };
         } catch (e) {
           if (!(e instanceof AsimovError)) throw e;
           const location = e.location ?? null;
