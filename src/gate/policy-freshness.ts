@@ -1,8 +1,9 @@
 // What a cached policy depends on, and a cheap signature of it. The gate loads a project's policy once and
 // keeps it; in a process that lives for hours that is only right while none of the files it was made from
 // changed. The inputs are exactly what loadPolicy reads: the user, project and managed policy files, the
-// trust store and the team policy's cached copy (the project-root markers are probed again by every call, so a new `.asimov/` or `.git` is seen
-// without help here; ground rules are read by the judge on every review). Each is signed by stat alone.
+// trust store and the team policy's cached copy, so a copy another process fetched applies here too (the
+// project-root markers are probed again by every call, so a new `.asimov/` or `.git` is seen without help
+// here; ground rules are read by the judge on every review). Each is signed by stat alone.
 
 import { statSync } from 'node:fs';
 import { policyPaths } from '../policy/load.ts';
