@@ -38,7 +38,7 @@ const COLD = {
   'src/cli/mcp-scan-cmd.ts': 'cmd-mcp-scan', 'src/cli/mcp-pins-cmd.ts': 'cmd-mcp-pins', 'src/cli/mcp-allow-cmd.ts': 'cmd-mcp-allow',
   'src/judge/review.ts': 'judge-review', 'src/cli/active-banner.ts': 'cmd-banner',
   'src/cli/uninstall-cmd.ts': 'cmd-uninstall', 'src/cli/serve-cmd.ts': 'cmd-serve',
-  'src/cli/approvals-cmd.ts': 'cmd-approvals',
+  'src/cli/approvals-cmd.ts': 'cmd-approvals', 'src/cli/serve-policy-cmd.ts': 'cmd-serve-policy',
 };
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const splitCold = (self) => ({

@@ -3,6 +3,7 @@
 import { homedir } from 'node:os';
 import { createGate } from '../gate/gate.ts';
 import { findProjectRoot } from '../policy/load.ts';
+import { describeTeamPolicy } from '../policy/team-cache.ts';
 import { findClient, listClients } from '../wire/clients.ts';
 import { doctorClaude, type CheckStatus, type DoctorOptions, type DoctorReport } from '../wire/doctor.ts';
 import { doctorHookClient } from '../wire/doctor-hooks.ts';
@@ -29,7 +30,8 @@ in DIR with the client's own payload on stdin, and blocks a dangerous call (rm -
 (git status) passes, read the way that client reads a hook's reply; what keeps that client from running an
 installed hook, where it can be checked (Claude Code: settings, matchers, disableAllHooks, its timeout;
 Gemini CLI: folder trust, hooksConfig; Codex: the hook's trust record; Qwen Code: disableAllHooks; Factory
-Droid: a hooks.json without the hook; OpenCode: OPENCODE_PURE); and that the policy loads.
+Droid: a hooks.json without the hook; OpenCode: OPENCODE_PURE); and that the policy loads (with the team
+server's policy, when \`audit.remote\` names one: its version and age, or that only local layers apply).
 
 Exit status 0 when every client checked is protected, 1 when not (so, without CLIENT, 1 when no client is
 wired). --json prints one report per client checked, one JSON object a line.
@@ -64,7 +66,8 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
     loadPolicy: () => {
       const p = createGate({ audit: false, env: io.env, home }).policyFor(cwd);
       const files = p.sources.filter((s) => s.layer !== 'builtin').map((s) => `${s.layer} ${s.path}${s.trusted ? '' : ' (untrusted)'}`);
-      return `${files.length === 0 ? 'built-in rules only' : `built-in + ${files.join(', ')}`}; project root ${p.projectRoot}${p.warnings.length ? `; ${p.warnings.length} warning(s), see \`asimov policy\`` : ''}`;
+      const team = p.team ? `\n${describeTeamPolicy(p.team)}` : '';
+      return `${files.length === 0 ? 'built-in rules only' : `built-in + ${files.join(', ')}`}; project root ${p.projectRoot}${p.warnings.length ? `; ${p.warnings.length} warning(s), see \`asimov policy\`` : ''}${team}`;
     },
     tierMeaning: (tier) => TIER_MEANING[tier as Tier] ?? `tier ${tier}`,
     own: ownInstall(),

@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { createGate } from '../gate/gate.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
+import { describeTeamPolicy, type TeamPolicyState } from '../policy/team-cache.ts';
 import { cwdOption } from './cwd-option.ts';
 import { parseOptions } from './args.ts';
 import { EXIT, type CliIO } from './io.ts';
@@ -13,7 +14,8 @@ import { styleOf, table, type Style } from './style.ts';
 
 export const POLICY_HELP = `Usage: asimov policy [--cwd DIR] [--json]
 
-Shows the policy layers in effect for DIR (built-in, user, project, managed), their trust and what each
+Shows the policy layers in effect for DIR (built-in, user, project, managed, and the team server's policy
+when \`audit.remote\` names one: its version and age, or why only local layers apply), their trust and what each
 changes, the tiers they set, whether the judge is on (provider, model, and why), protected paths,
 allowed domains, chains, hook approvals for asimov's own MCP tools, MCP settings, and warnings.
 --json prints the same facts as one JSON object. Exit status 1 when a policy file is broken.
@@ -34,12 +36,19 @@ export async function policyCommand(argv: string[], io: CliIO): Promise<number> 
       protectedPaths: p.protectedPaths, allowedDomains: p.allowedDomains, defaultBranches: p.defaultBranches,
       judge: p.judge ?? null, judgeOn: facts.judge.on, judgeState: facts.judge,
       chains: p.chains ?? [], hookApprovals: facts.hookApprovals,
-      mcp: p.mcp ?? null, tools: p.gatedTools ?? null, tests: p.tests.length, warnings: p.warnings, hash: p.hash,
+      mcp: p.mcp ?? null, tools: p.gatedTools ?? null, team: teamJson(p.team), tests: p.tests.length, warnings: p.warnings, hash: p.hash,
     })}\n`);
     return EXIT.ok;
   }
   io.out(formatPolicy(p, facts, overridden, styleOf(io), io.env.HOME || homedir()));
   return EXIT.ok;
+}
+
+/** The team policy's state for --json: the ground rules' size rather than their text, and the line people see. */
+function teamJson(t: TeamPolicyState | undefined): Record<string, unknown> | null {
+  if (!t) return null;
+  const { groundRules, ...rest } = t;
+  return { ...rest, groundRulesBytes: groundRules === undefined ? 0 : Buffer.byteLength(groundRules), summary: describeTeamPolicy(t) };
 }
 
 /** A path under HOME as `~/…`, so the table stays narrow. */
@@ -58,6 +67,13 @@ function formatPolicy(p: EffectivePolicy, facts: PolicyFacts, overridden: { id: 
   out.push(table(facts.layers.map((l) => [
     l.layer, short(l.path, home), l.trusted ? st.green('yes') : st.yellow('no'), l.changes.join(', ') || st.dim('nothing rule-level'),
   ]), { head: ['KIND', 'PATH', 'TRUSTED', 'CHANGES'], style: st, indent: '  ' }));
+
+  if (p.team) {
+    heading('Team policy (the team server\'s managed layer: audit.remote)');
+    const line = describeTeamPolicy(p.team);
+    out.push(`  ${p.team.applied ? (p.team.error !== undefined ? st.yellow(line) : st.green(line)) : st.yellow(line)}`);
+    if (p.team.applied && p.team.groundRules !== undefined) out.push(`  its ground rules are appended to the judge's (${Buffer.byteLength(p.team.groundRules)} bytes)`);
+  }
 
   heading('Rules');
   out.push(`  ${new Set(p.rules.map((r) => r.id)).size} rules in effect; ${overridden.length === 0 ? 'no tier set by a policy file' : 'tiers set by policy files:'}`);

@@ -25,6 +25,7 @@ export const SERVE_HELP = `Usage:
   asimov serve token create --name NAME --scopes ${SCOPES.join(',')} [--json]
   asimov serve token list [--all] [--json]
   asimov serve token revoke NAME
+  asimov serve policy publish FILE [--ground-rules FILE] | show   the team policy (asimov serve policy --help)
   asimov serve openapi                 print the API's OpenAPI 3.1 document
 
 Runs the gate as an HTTP service: POST /v1/decide, /v1/decide/batch, /v1/execute (the gate, then the
@@ -58,6 +59,7 @@ Stop with Ctrl-C (SIGINT) or SIGTERM. Exit status: 0 stopped cleanly, 1 error.
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'token') return tokenCommand(rest, io);
+  if (sub === 'policy') return (await import('./serve-policy-cmd.ts')).servePolicyCommand(rest, io);
   if (sub === 'openapi') {
     const { openApiDocument } = await import('../server/openapi.ts');
     const { allRoutes } = await import('../server/routes/index.ts');
@@ -89,7 +91,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     io.out(SERVE_HELP);
     return EXIT.ok;
   }
-  if (positionals.length > 0) throw new UsageError(`unknown serve command '${positionals[0]}' (token, openapi, or options only)`);
+  if (positionals.length > 0) throw new UsageError(`unknown serve command '${positionals[0]}' (token, policy, openapi, or options only)`);
   const listen = asUsage(() => parseListen(values.listen ?? DEFAULT_LISTEN));
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const cwd = cwdOption(values.cwd, io.cwd);

@@ -27,6 +27,16 @@ import { createSessionFiles, type SessionFiles } from './session-files.ts';
 import type { ApprovalOutcome, Approver } from './approver.ts';
 import { createHttpApprover } from './http-approver.ts';
 import type { ApprovalsSettings } from '../policy/layers.ts';
+import { refreshTeamPolicy, TEAM_FETCH_TIMEOUT_MS } from '../audit/team-policy-fetch.ts';
+
+/**
+ * How often a gate asks the team server whether its policy changed: a change published there applies to a
+ * machine's calls within this time plus one call. A fresh copy costs nothing more than reading its meta.json,
+ * which loading the policy does anyway.
+ */
+export const TEAM_REFRESH_MS = 30_000;
+/** Time kept for the decision itself when a refresh must fit a call's deadline. */
+const TEAM_REFRESH_RESERVE_MS = 1_000;
 
 export interface AuditSink {
   append: (event: ReturnType<typeof buildEvent>) => unknown;
@@ -53,6 +63,12 @@ export interface GateOptions {
    */
   sessionState?: false | string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Bringing the team policy's cached copy up to date before a decision (`audit.remote`, see
+   * audit/team-policy-fetch.ts): when its last check is older than `intervalMs` (default TEAM_REFRESH_MS),
+   * one conditional request of at most `timeoutMs`. false: never (tools that must not reach the network).
+   */
+  teamRefresh?: false | { intervalMs?: number; timeoutMs?: number };
   /** Injectable for tests. */
   now?: () => Date;
   newId?: () => string;
@@ -222,8 +238,42 @@ export function createGate(options: GateOptions = {}): Gate {
   // static layer settles, nothing of it is imported.
   let judgeStep: JudgeStep | undefined;
 
+  /** When each team server was last asked by this gate (its meta.json says the same across processes). */
+  const teamAsked = new Map<string, number>();
+  /**
+   * Before a decision: asks the team server for a newer policy when the cached copy was checked longer ago
+   * than the interval, within the call's deadline, and reloads the policies if it was asked. Never throws and
+   * never decides anything itself: a failure leaves the cached copy (or none) in force.
+   */
+  const refreshTeam = async (call: ToolCall, opts: DecideOptions): Promise<void> => {
+    if (options.policy || options.teamRefresh === false) return;
+    let policy: EffectivePolicy;
+    try {
+      policy = policyFor(resolvePath(call.cwd), call.projectRoot);
+    } catch {
+      return; // the decision itself reports the broken policy
+    }
+    const a = policy.audit;
+    if (!policy.team || !a?.remote || !a.policy) return;
+    const t = Date.now();
+    const checked = Math.max(Date.parse(policy.team.checkedAt ?? '') || 0, teamAsked.get(a.remote) ?? 0);
+    if (t - checked < (options.teamRefresh?.intervalMs ?? TEAM_REFRESH_MS)) return;
+    let timeoutMs = options.teamRefresh?.timeoutMs ?? TEAM_FETCH_TIMEOUT_MS;
+    if (opts.deadline !== undefined) timeoutMs = Math.min(timeoutMs, opts.deadline - t - TEAM_REFRESH_RESERVE_MS);
+    if (timeoutMs < 100) return;
+    teamAsked.set(a.remote, t);
+    try {
+      await refreshTeamPolicy(a, { env, stateDir: asimovStateDir(env, home), timeoutMs, ...(opts.signal ? { signal: opts.signal } : {}) });
+    } catch {
+      /* refreshTeamPolicy reports rather than throws; anything else leaves the copy as it was */
+    }
+    // Whatever the answer, meta.json changed: the next load shows it (and a new copy applies).
+    policies.clear();
+  };
+
   const decide = async (call: ToolCall, opts: DecideOptions = {}): Promise<Decision> => {
     const start = nowMs();
+    await refreshTeam(call, opts);
     const decisionId = newId();
     const personAvailable = opts.personAvailable ?? options.personAvailable ?? true;
     let classification: Classification;
@@ -253,6 +303,7 @@ export function createGate(options: GateOptions = {}): Gate {
           call: { ...call, cwd, projectRoot: call.projectRoot ? resolvePath(call.projectRoot) : policy.projectRoot },
           classification,
           judgeConfig: policy.judge,
+          ...(policy.team?.applied && policy.team.groundRules ? { teamGroundRules: { text: policy.team.groundRules, server: policy.team.server, version: policy.team.version } } : {}),
           personAvailable: asked,
           decisionId,
           elapsedMs: () => nowMs() - start,

@@ -1,12 +1,15 @@
 // What a cached policy depends on, and a cheap signature of it. The gate loads a project's policy once and
 // keeps it; in a process that lives for hours that is only right while none of the files it was made from
-// changed. The inputs are exactly what loadPolicy reads: the user, project and managed policy files and the
-// trust store (the project-root markers are probed again by every call, so a new `.asimov/` or `.git` is seen
-// without help here; ground rules are read by the judge on every review). Each is signed by stat alone.
+// changed. The inputs are exactly what loadPolicy reads: the user, project and managed policy files, the
+// trust store and the team policy's cached copy, so a copy another process fetched applies here too (the
+// project-root markers are probed again by every call, so a new `.asimov/` or `.git` is seen without help
+// here; ground rules are read by the judge on every review). Each is signed by stat alone.
 
 import { statSync } from 'node:fs';
 import { policyPaths } from '../policy/load.ts';
 import { defaultTrustStorePath } from '../policy/trust.ts';
+import { teamCachePaths } from '../policy/team-cache.ts';
+import { asimovStateDir } from '../core/asimov-dirs.ts';
 
 export interface PolicyInputOptions {
   projectRoot: string;
@@ -26,7 +29,8 @@ export function policyInputPaths(o: PolicyInputOptions): string[] {
     ...(o.userPolicyPath !== undefined ? { userPath: o.userPolicyPath } : {}),
     ...(o.managedPolicyPath !== undefined ? { managedPath: o.managedPolicyPath } : {}),
   });
-  return [p.user, p.project, p.managed, o.trustStorePath ?? defaultTrustStorePath(o.home, o.env)];
+  const team = teamCachePaths(asimovStateDir(o.env, o.home));
+  return [p.user, p.project, p.managed, o.trustStorePath ?? defaultTrustStorePath(o.home, o.env), team.meta, team.policy, team.groundRules];
 }
 
 export interface Signature {

@@ -85,3 +85,13 @@ function readRules(file: string): string | null {
   if (text.includes('\uFFFD')) throw new GroundRulesError(`the ground rules at ${file} are not valid UTF-8`, file);
   return text.trim() === '' ? null : text;
 }
+
+/**
+ * The team's ground rules (the team server's, cached with its policy: EffectivePolicy.team) after this
+ * project's or user's own: the judge gets both, the team's under a heading of their own and last, as the
+ * managed layer's word comes last. Nothing local replaces them; a project's rules still count only once trusted.
+ */
+export function withTeamGroundRules(own: string, team: { text: string; server: string; version?: number | undefined }): string {
+  const from = `${team.server}${team.version !== undefined ? `, version ${team.version}` : ''}`;
+  return `${own.trimEnd()}\n\n## The team's ground rules (from ${from}; they apply with the rules above)\n\n${team.text.trim()}\n`;
+}

@@ -9,7 +9,7 @@ import type { AuditJudge } from '../audit/event.ts';
 import type { JudgeConfig } from '../policy/schema.ts';
 import { defaultCacheDir } from './cache.ts';
 import { createJudge, resolveJudgeSettings, type JudgeSettings } from './create.ts';
-import { GroundRulesError, loadGroundRules } from './ground-rules.ts';
+import { GroundRulesError, loadGroundRules, withTeamGroundRules } from './ground-rules.ts';
 import { readIntent } from './intent.ts';
 import { createLoopGuard, LOOP_LIMITS, type LoopGuard } from './loop-guard.ts';
 import { asimovStateDir } from '../core/asimov-dirs.ts';
@@ -27,6 +27,8 @@ export interface ReviewInput {
   call: ToolCall & { projectRoot: string };
   classification: Classification;
   judgeConfig: JudgeConfig | undefined;
+  /** The team's ground rules (EffectivePolicy.team), appended to the project's or user's own. */
+  teamGroundRules?: { text: string; server: string; version?: number | undefined };
   personAvailable: boolean;
   decisionId: string;
   /** Milliseconds the gate has spent so far, to add to the judge's own time. */
@@ -83,6 +85,7 @@ export function createJudgeStep(o: JudgeStepOptions): JudgeStep {
       let groundRules: string;
       try {
         groundRules = loadGroundRules(input.call.projectRoot, { env: o.env, home: o.home, ...(o.trustStorePath !== undefined ? { trustStorePath: o.trustStorePath } : {}) }).text;
+        if (input.teamGroundRules) groundRules = withTeamGroundRules(groundRules, input.teamGroundRules);
       } catch (e) {
         if (!(e instanceof GroundRulesError)) throw e;
         const r: JudgeResult = { verdict: 'unsure', reason: e.message, provider: settings.provider, model: settings.model, latencyMs: 0, cacheHit: false, errorCode: 'judge_ground_rules' };

@@ -15,6 +15,7 @@ import type { PolicyTest } from './policy-tests.ts';
 import { testsFromFile } from './policy-tests.ts';
 import { sha256 } from './trust.ts';
 import { mergeTrustedSettings } from './trusted-settings.ts';
+import type { TeamPolicyState } from './team-cache.ts';
 
 export type LayerName = 'builtin' | 'user' | 'project' | 'managed';
 
@@ -33,7 +34,7 @@ export const BUILTIN_PROTECTED_PATHS: readonly string[] = [
 ];
 export type FileLayerName = Exclude<LayerName, 'builtin'>;
 
-/** Lowest first; the managed file comes last and has the final word. */
+/** Lowest first; the managed files come last and have the final word (/etc's, then the team's: loadPolicy). */
 export const FILE_LAYERS: readonly FileLayerName[] = ['user', 'project', 'managed'];
 export const DEFAULT_BRANCHES: readonly string[] = ['main', 'master'];
 
@@ -159,6 +160,11 @@ export interface EffectivePolicy {
   approvals?: ApprovalsSettings;
   /** Shipping records to the team server and OpenTelemetry (`audit:`). */
   audit?: AuditSettings;
+  /**
+   * The team server's policy (loadPolicy): whether its cached copy is a layer here (a second `managed`
+   * source, after /etc/asimov/policy.yaml), its version and age. Absent when no team server is named.
+   */
+  team?: TeamPolicyState;
   tests: PolicyTest[];
   sources: PolicySource[];
   /** Things a person should know (ignored untrusted loosening, locked rules, managed conflicts). */

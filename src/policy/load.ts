@@ -17,6 +17,8 @@ import type { ExampleRunner } from './custom.ts';
 import type { EffectivePolicy, FileLayerName, LayerInput } from './layers.ts';
 import { buildEffectivePolicy } from './layers.ts';
 import { asimovConfigDir, isTrustedHash, linkedOutsideProject, sha256 } from './trust.ts';
+import { asimovStateDir } from '../core/asimov-dirs.ts';
+import { describeTeamPolicy, hasCopy, MAX_TEAM_GROUND_RULES_BYTES, readTeamMeta, teamCachePaths, type TeamPolicyState } from './team-cache.ts';
 
 export const PROJECT_POLICY = join('.asimov', 'policy.yaml');
 export const MANAGED_POLICY = '/etc/asimov/policy.yaml';
@@ -43,6 +45,11 @@ export interface LoadOptions {
   exampleRunner?: ExampleRunner;
   /** The built-in pack; `recommended` unless a caller (tests, tools) supplies another. */
   builtin?: readonly Rule[];
+  /**
+   * asimov's state directory, where the team policy's cached copy is (policy/team-cache.ts); default the
+   * standard one. false: no team layer (a policy file checked on its own).
+   */
+  stateDir?: string | false;
 }
 
 export interface PolicyPaths {
@@ -87,6 +94,8 @@ export function loadPolicy(opts: LoadOptions): EffectivePolicy {
     layers.push({ layer, parsed: parsePolicyText(bytes, file) });
   }
   const warnings: string[] = [];
+  const team = opts.stateDir === false ? undefined : teamLayer(layers, opts.stateDir ?? asimovStateDir(env, home), warnings);
+  if (team?.input) layers.push(team.input);
   const policy = buildEffectivePolicy({
     builtin: opts.builtin ?? recommended,
     layers,
@@ -111,7 +120,68 @@ export function loadPolicy(opts: LoadOptions): EffectivePolicy {
     ...(opts.exampleRunner ? { exampleRunner: opts.exampleRunner } : {}),
   });
   policy.warnings.unshift(...warnings);
+  if (team) policy.team = team.state;
   return policy;
+}
+
+/**
+ * The team server whose policy applies: `audit.remote` of the user and managed files (a project's `audit:` is
+ * ignored), the last file that sets it winning, as for EffectivePolicy.audit; null when none names one or
+ * `audit.policy` is false.
+ */
+export function teamServerOf(layers: readonly LayerInput[]): string | null {
+  let remote: string | undefined;
+  let policy = true;
+  for (const l of layers) {
+    const a = l.layer === 'project' ? undefined : l.parsed.doc.audit;
+    if (!a) continue;
+    if (a.remote !== undefined) remote = a.remote.replace(/\/+$/, '');
+    if (a.policy !== undefined) policy = a.policy;
+  }
+  return remote !== undefined && policy ? remote : null;
+}
+
+/**
+ * The team policy's cached copy as a second managed layer, after /etc/asimov/policy.yaml (so both have the
+ * managed file's word over the user and project files; between the two, the team's later word wins). Only a
+ * copy of the server this machine names applies. A copy that does not parse is an error like any policy
+ * file's (the fetch never writes one, so it was damaged here): the gate then denies, as for /etc's.
+ */
+function teamLayer(layers: readonly LayerInput[], stateDir: string, warnings: string[]): { input?: LayerInput; state: TeamPolicyState } | undefined {
+  const server = teamServerOf(layers);
+  if (server === null) return undefined;
+  const meta = readTeamMeta(stateDir);
+  const state: TeamPolicyState = { server, applied: false };
+  if (meta !== null && meta.server === server) {
+    if (meta.checkedAt) state.checkedAt = meta.checkedAt;
+    if (meta.error !== undefined) state.error = meta.error;
+    if (meta.failingSince !== undefined) state.failingSince = meta.failingSince;
+    if (meta.none) state.none = true;
+  } else if (hasCopy(meta)) {
+    state.otherServer = meta.server;
+  }
+  const paths = teamCachePaths(stateDir);
+  const bytes = hasCopy(meta) && meta.server === server ? readPolicyBytes(paths.policy) : undefined;
+  if (bytes === undefined) {
+    if (!state.none) warnings.push(describeTeamPolicy(state));
+    return { state };
+  }
+  let parsed = parsePolicyText(bytes, paths.policy);
+  if (parsed.doc.audit != null) {
+    // Never published (the server refuses it) and never applied: where records go is this machine's say.
+    const { audit: _dropped, ...doc } = parsed.doc;
+    parsed = { ...parsed, doc };
+    warnings.push(`${paths.policy}: the team policy's audit: setting is ignored (each machine's own user or managed policy says where records go)`);
+  }
+  Object.assign(state, { applied: true, file: paths.policy, version: meta!.version, ...(meta!.fetchedAt ? { fetchedAt: meta!.fetchedAt } : {}) });
+  try {
+    const rules = readRegularFile(paths.groundRules, MAX_TEAM_GROUND_RULES_BYTES);
+    const text = rules?.toString('utf8');
+    if (text !== undefined && text.trim() !== '') state.groundRules = text;
+  } catch (e) {
+    warnings.push(`the team's ground rules at ${paths.groundRules} cannot be read, so the judge does not get them: ${describeError(e)}`);
+  }
+  return { input: { layer: 'managed', parsed }, state };
 }
 
 function pick<T extends object, K extends keyof T>(o: T, ...keys: K[]): Partial<Pick<T, K>> {

@@ -150,10 +150,12 @@ function register(app: FastifyInstance, spec: RouteSpec<any, any, any>, limited:
   });
 }
 
-function requireScope(p: Principal | null, scope: Scope): void {
+function requireScope(p: Principal | null, scope: Scope | readonly Scope[]): void {
   if (!p) throw new HttpError(401, 'unauthorized', 'This route needs a token: send `Authorization: Bearer <token>` (create one with `asimov serve token create`).');
-  if (!p.token.scopes.includes(scope)) {
-    throw new HttpError(403, 'forbidden', `The token '${p.token.name}' lacks the '${scope}' scope this route needs (it has: ${p.token.scopes.join(', ')}).`);
+  const anyOf: readonly Scope[] = typeof scope === 'string' ? [scope] : scope;
+  if (!anyOf.some((s) => p.token.scopes.includes(s))) {
+    const need = anyOf.length === 1 ? `the '${anyOf[0]}' scope` : `one of the scopes ${anyOf.map((s) => `'${s}'`).join(', ')}`;
+    throw new HttpError(403, 'forbidden', `The token '${p.token.name}' lacks ${need} this route needs (it has: ${p.token.scopes.join(', ')}).`);
   }
 }
 

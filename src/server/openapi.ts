@@ -62,7 +62,8 @@ export function openApiDocument(routes: readonly RouteSpec<any, any, any>[], ver
     op.responses = responses;
     if (r.scope !== null) {
       op.security = [{ bearer: [] }, { cookie: [] }];
-      op['x-asimov-scope'] = r.scope;
+      // One scope, or a list of scopes any one of which will do.
+      op['x-asimov-scope'] = typeof r.scope === 'string' ? r.scope : [...r.scope];
     } else op.security = [];
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
   }
@@ -71,7 +72,7 @@ export function openApiDocument(routes: readonly RouteSpec<any, any, any>[], ver
     info: {
       title: 'asimov serve',
       version,
-      description: 'The asimov gate as a service: decide tool calls, run allowed commands, route questions to a person on call. Every route but the public ones needs a bearer token with the scope it names (x-asimov-scope).',
+      description: 'The asimov gate as a service: decide tool calls, run allowed commands, route questions to a person on call. Every route but the public ones needs a bearer token with the scope it names (x-asimov-scope; a list means any one of them).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:7420' }],

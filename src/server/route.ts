@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type * as z from 'zod';
 import type { Scope, TokenInfo } from '../store/tokens.ts';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Who made a request: the token it carried (every request but the public ones has one). */
 export interface Principal {
@@ -27,8 +27,11 @@ export interface RouteSpec<B = unknown, P = Record<string, string>, Q = Record<s
   method: Method;
   /** Fastify's path syntax (`/v1/approvals/:id`); the OpenAPI document writes `{id}`. */
   url: string;
-  /** The scope a token needs; null for the few public routes (the OpenAPI document, health, the dashboard's shell). */
-  scope: Scope | null;
+  /**
+   * The scope a token needs, or a list of scopes any one of which will do; null for the few public routes (the
+   * OpenAPI document, health, the dashboard's shell).
+   */
+  scope: Scope | readonly Scope[] | null;
   /** A tag grouping routes in the document (`decide`, `execute`, `approvals`, `dashboard`, …). */
   tag: string;
   summary: string;

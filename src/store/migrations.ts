@@ -151,4 +151,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX decisions_principal ON decisions (principal, ts DESC);
     `,
   },
+  {
+    version: 5,
+    name: 'team policy',
+    sql: `
+      -- The team's managed policy as published, one row per version (clients fetch the newest; older rows
+      -- are the history). The text is kept exactly as published: its sha256 is the ETag clients send back.
+      CREATE TABLE team_policy (
+        version      serial PRIMARY KEY,
+        policy       text NOT NULL,
+        ground_rules text,
+        etag         text NOT NULL,
+        published_at timestamptz NOT NULL DEFAULT now(),
+        published_by text NOT NULL
+      );
+    `,
+  },
 ];

@@ -27,9 +27,12 @@ function writeOld(file: string, text: string, ageS = 100): void {
   utimesSync(file, t, t);
 }
 
-test('the policy inputs are the user, project and managed files and the trust store', () => {
+test('the policy inputs are the user, project and managed files, the trust store and the team policy\'s cached copy', () => {
   const paths = policyInputPaths({ projectRoot: '/p', home: '/h', env: {} });
-  assert.deepEqual(paths, ['/h/.config/asimov/policy.yaml', '/p/.asimov/policy.yaml', '/etc/asimov/policy.yaml', '/h/.config/asimov/trusted.json']);
+  assert.deepEqual(paths, [
+    '/h/.config/asimov/policy.yaml', '/p/.asimov/policy.yaml', '/etc/asimov/policy.yaml', '/h/.config/asimov/trusted.json',
+    '/h/.local/state/asimov/team/meta.json', '/h/.local/state/asimov/team/policy.yaml', '/h/.local/state/asimov/team/ground-rules.md',
+  ]);
   assert.deepEqual(policyInputPaths({ projectRoot: '/p', home: '/h', env: { XDG_CONFIG_HOME: '/x' } })[0], '/x/asimov/policy.yaml');
 });
 

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { trustFile } from '../../src/policy/trust.ts';
-import { DEFAULT_GROUND_RULES, GroundRulesError, loadGroundRules, MAX_GROUND_RULES_BYTES } from '../../src/judge/ground-rules.ts';
+import { DEFAULT_GROUND_RULES, GroundRulesError, loadGroundRules, MAX_GROUND_RULES_BYTES, withTeamGroundRules } from '../../src/judge/ground-rules.ts';
 
 function project(): { root: string; store: string; home: string; cleanup: () => void } {
   const base = mkdtempSync(join(tmpdir(), 'asimov-rules-'));
@@ -81,4 +81,9 @@ test('a file too large, unreadable or not UTF-8 is an error naming it', () => {
   } finally {
     p.cleanup();
   }
+});
+
+test('the team\'s ground rules come after the project\'s or user\'s own, under a heading naming the server and version', () => {
+  const text = withTeamGroundRules('Own rules.\n\n', { text: '\nNothing leaves the VPN.\n', server: 'https://gate.example', version: 3 });
+  assert.equal(text, "Own rules.\n\n## The team's ground rules (from https://gate.example, version 3; they apply with the rules above)\n\nNothing leaves the VPN.\n");
 });

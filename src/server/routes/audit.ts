@@ -71,7 +71,7 @@ export function auditRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
       },
     }),
     route<unknown, { id: string }>({
-      method: 'GET', url: '/v1/audit/clients/:id', scope: 'report', tag: 'audit',
+      method: 'GET', url: '/v1/audit/clients/:id', scope: ['report', 'admin'], tag: 'audit',
       summary: "A machine's chain as the server holds it: head, status, and the problems found",
       params: z.object({ id: z.string().min(1).max(64) }),
       response: ClientChainSchema,

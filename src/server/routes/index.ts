@@ -11,6 +11,7 @@ import { tokenRoutes } from './tokens.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { auditRoutes } from './audit.ts';
 import { teamRoutes } from './team.ts';
+import { teamPolicyRoutes } from './team-policy.ts';
 
 export type RouteModule = (deps: ServerDeps) => RouteSpec<any, any, any>[];
 
@@ -23,6 +24,7 @@ export const SERVER_ROUTE_MODULES: readonly RouteModule[] = [
   dashboardRoutes,
   auditRoutes,
   teamRoutes,
+  teamPolicyRoutes,
 ];
 
 /** Every route of the server: each module's, then the public ones (which describe all of them). */
