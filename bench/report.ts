@@ -4,7 +4,7 @@
 export type Status = 'PASS' | 'FAIL' | 'INFO' | 'SKIP';
 
 export interface SummaryRow {
-  section: 'corpora' | 'speed' | 'fuzz' | 'judge' | 'adversarial' | 'traffic' | 'serve';
+  section: 'corpora' | 'speed' | 'fuzz' | 'judge' | 'adversarial' | 'traffic' | 'serve' | 'teams';
   metric: string;
   value: string;
   target: string;

@@ -12,14 +12,14 @@ import { summaryTable, type SummaryRow } from './report.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..');
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
-const SECTIONS = ['corpora', 'adversarial', 'traffic', 'speed', 'fuzz', 'judge', 'claude', 'mcp', 'serve'] as const;
+const SECTIONS = ['corpora', 'adversarial', 'traffic', 'speed', 'fuzz', 'judge', 'claude', 'mcp', 'serve', 'teams'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const HELP = `Usage: npm run bench -- [options]      (or: node --import tsx bench/run.ts [options])
 
   --corpus DIR      corpus directory (default: $ASIMOV_CORPUS_DIR, else ../shared/corpus next to the repository)
   --only LIST       run only these sections, comma-separated: corpora, adversarial, traffic, speed, fuzz,
-                    judge, claude, mcp, serve
+                    judge, claude, mcp, serve, teams
   --serve-seconds N duration of the sustained-load phase of the serve section (default 60)
   --fuzz N          number of fuzz inputs (default 100000)
   --seed N          fuzz seed (default: random, printed)
@@ -250,6 +250,15 @@ async function main(argv: string[]): Promise<number> {
       console.log(formatServeBench(r));
       summary.push(...serveBenchRows(r));
       json.serve = r;
+    }
+
+    if (opts.only.has('teams')) {
+      heading('8. Teams: audit ingest, shipping on the call path, team policy propagation');
+      const { runTeamsBench, formatTeamsBench, teamsBenchRows } = await import('./teams.ts');
+      const r = await runTeamsBench(REPO_ROOT);
+      console.log(formatTeamsBench(r));
+      summary.push(...teamsBenchRows(r));
+      json.teams = r;
     }
 
     json.loadAverageAtEnd = loadavg()[0];

@@ -99,7 +99,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     events: deps.events,
     ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
   });
-  if (o.webhook) deps.alert = createChainAlertNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) });
+  // A tampered machine log is said in the server's own log always, and to the webhook when there is one.
+  const chainWebhook = o.webhook ? createChainAlertNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) : undefined;
+  deps.alert = (a) => {
+    o.log?.(`asimov serve: the audit chain of ${a.tokenName}${a.host ? ` on ${a.host}` : ''} (client ${a.clientId}) is broken: ${a.problems.map((p) => p.message).join('; ')}`);
+    chainWebhook?.(a);
+  };
   let app: FastifyInstance;
   let local: Server | null = null;
   let socketPath: string | null = null;
