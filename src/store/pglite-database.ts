@@ -41,7 +41,7 @@ export async function openPGliteDatabase(o: { dir?: string; migrations: readonly
       await pg.exec(sql);
     },
     transaction: (fn) => pg.transaction((tx) => fn({ query: async <T>(sql: string, params?: unknown[]) => (await tx.query<T>(sql, params)).rows })),
-    listen: (channel, fn) => pg.listen(checkChannel(channel), (payload) => fn({ payload })),
+    listen: async (channel, fn) => pg.listen(checkChannel(channel), (payload) => fn({ payload })),
     notify: async (channel, payload) => {
       await pg.query('SELECT pg_notify($1, $2)', [checkChannel(channel), checkPayload(payload)]);
     },
