@@ -20,7 +20,8 @@ const common = {
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // asimov serve's framework and embedded database are runtime dependencies too: PGlite loads its
   // WebAssembly and data files from beside its own module, and neither is paid for by a hook process.
-  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*', 'fastify', '@fastify/rate-limit', '@electric-sql/pglite'],
+  // node-postgres (`serve --database`) likewise; its optional native binding (pg-native) is never installed.
+  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*', 'fastify', '@fastify/rate-limit', '@electric-sql/pglite', 'pg', 'pg-native'],
 };
 
 /*
