@@ -1,7 +1,8 @@
 // Replicas: two `asimov serve` on one PostgreSQL (test/helpers/postgres.ts; skipped, and said so, without
 // one). An approval asked on A and answered on B releases the call waiting on A; a decision made on A reaches
-// B's live feed; both still hold after the LISTEN connections are killed, and after every connection of
-// asimov's is killed the next request works.
+// B's live feed; both still hold when the LISTEN connections are killed and kept down (connections to the
+// database refused for a while) so that only the reconnect's re-read can deliver them; and after every
+// connection of asimov's is killed, the next requests work.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -153,11 +154,22 @@ test('after the LISTEN connections are killed, an answer on B still releases the
   if (!url) return t.skip(postgres.reason());
   const cmd = `${SOFT} --tag relisten`;
   const pending = decide(a, cmd);
-  const ap = await pendingOn(b, cmd);
-  assert.equal(await kill('LISTEN%'), 2, 'one LISTEN connection per replica');
-  // Answered at once: A's LISTEN connection may still be down; its reconnect re-reads what its calls wait for.
-  const answered = await b.call('POST', `/v1/approvals/${ap.id}/answer`, { token: approveToken, body: { verdict: 'deny', reason: 'no' } });
-  assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  const ap = await pendingOn(b, cmd); // B's pool holds a live connection now
+  // No new connections for a while: the LISTEN connections stay down while B answers, so A misses the
+  // NOTIFY for sure, and only its reconnect (which re-reads what its calls wait for) can release the call.
+  const db = new URL(url!).pathname.slice(1);
+  let settled = false;
+  void pending.then(() => (settled = true));
+  await admin(`ALTER DATABASE ${db} ALLOW_CONNECTIONS false`);
+  try {
+    assert.equal(await kill('LISTEN%'), 2, 'one LISTEN connection per replica');
+    const answered = await b.call('POST', `/v1/approvals/${ap.id}/answer`, { token: approveToken, body: { verdict: 'deny', reason: 'no' } });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'A heard nothing while its LISTEN connection was down');
+  } finally {
+    await admin(`ALTER DATABASE ${db} ALLOW_CONNECTIONS true`);
+  }
   const d = await releasedPromptly(pending, Date.now());
   assert.equal(d.body.verdict, 'deny');
   assert.match(d.body.reason, /Refused by alice: no/);
@@ -185,4 +197,24 @@ test('every connection of asimov\'s killed mid-way: the next requests work', asy
   const ap = await pendingOn(b, cmd);
   assert.equal((await b.call('POST', `/v1/approvals/${ap.id}/answer`, { token: approveToken, body: { verdict: 'allow' } })).status, 200);
   assert.equal((await releasedPromptly(pending, Date.now())).body.verdict, 'allow');
+});
+
+test('a decision made while B\'s LISTEN connection is down reaches B\'s live feed once it is back', async (t) => {
+  if (!url) return t.skip(postgres.reason());
+  const db = new URL(url).pathname.slice(1);
+  let id = '';
+  const text = await streamUntil(b, (x) => id !== '' && x.includes(id), async () => {
+    await a.call('GET', '/v1/approvals', { token: readToken }); // A's pool holds a live connection now
+    await admin(`ALTER DATABASE ${db} ALLOW_CONNECTIONS false`);
+    try {
+      assert.equal(await kill('LISTEN%'), 2);
+      const d = await decide(a, 'echo while-b-was-deaf');
+      assert.equal(d.status, 200);
+      id = d.body.decisionId;
+      await until('A to index it', async () => (await a.server.db.query('SELECT 1 FROM decisions WHERE decision_id = $1', [id])).length === 1);
+    } finally {
+      await admin(`ALTER DATABASE ${db} ALLOW_CONNECTIONS true`);
+    }
+  });
+  assert.equal(text.split(`"decisionId":"${id}"`).length - 1, 1, `B's stream:\n${text}\nlogs:\n${logs.join('\n')}`);
 });
