@@ -25,7 +25,9 @@ const RECOVER_LIMIT = 1000;
  * Tells the other replicas about new decision rows (committed, and already published on this bus): one or
  * more NOTIFYs whose payloads are JSON arrays of decision ids, each under PostgreSQL's 8000-byte limit.
  */
-export async function announceDecisions(db: Pick<Database, 'notify'>, ids: readonly string[]): Promise<void> {
+export async function announceDecisions(db: Pick<Database, 'notify' | 'kind'>, ids: readonly string[]): Promise<void> {
+  // The embedded database is one process's: no other replica to tell (and every query there is serialised).
+  if (db.kind !== 'postgres') return;
   let batch: string[] = [];
   let size = 2;
   for (const id of ids) {

@@ -113,7 +113,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   deps.approvals = createApprovalService({
     store: createApprovalStore(db),
     events: deps.events,
-    db,
+    // Replicas exist only on PostgreSQL: the embedded database is one process's.
+    ...(db.kind === 'postgres' ? { db } : {}),
     ...(o.log ? { log: o.log } : {}),
     ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
   });
@@ -122,9 +123,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   let socketPath: string | null = null;
   let follower: DecisionFollower | undefined;
   try {
-    // Approvals answered and decisions made on other replicas of a shared database (and here: the same path).
+    // Approvals answered and decisions made on other replicas of a shared PostgreSQL database.
     await deps.approvals.start();
-    follower = await followDecisions({ db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
+    if (db.kind === 'postgres') follower = await followDecisions({ db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
     app = await buildApp({
       deps,
       ...(o.bodyLimit !== undefined ? { bodyLimit: o.bodyLimit } : {}),
