@@ -20,8 +20,9 @@ const common = {
   alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   // asimov serve's framework and embedded database are runtime dependencies too: PGlite loads its
   // WebAssembly and data files from beside its own module, and neither is paid for by a hook process.
-  // The OpenTelemetry SDK (audit/otlp.ts) is imported only when an OTLP export is configured.
-  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*', 'fastify', '@fastify/rate-limit', '@electric-sql/pglite', '@opentelemetry/*'],
+  // The OpenTelemetry SDK (audit/otlp.ts) is imported only when an OTLP export is configured; node-postgres
+  // (`serve --database`) likewise, and its optional native binding (pg-native) is never installed.
+  external: ['@anthropic-ai/sdk', '@anthropic-ai/sdk/*', 'openai', 'openai/*', 'fastify', '@fastify/rate-limit', '@electric-sql/pglite', '@opentelemetry/*', 'pg', 'pg-native'],
 };
 
 /*

@@ -10,6 +10,7 @@ import { DEFAULT_LISTEN, isLoopback, parseListen } from '../server/listen.ts';
 import { checkExposure, startServer, type StartOptions } from '../server/start.ts';
 import { serverOtlpConfig } from '../server/otlp-export.ts';
 import { openDatabase } from '../store/database.ts';
+import { checkDatabaseUrl, redactDatabaseUrl } from '../store/postgres-database.ts';
 import { createTokenStore, parseScopes, SCOPES, type TokenInfo } from '../store/tokens.ts';
 import { parseOptions } from './args.ts';
 import { cwdOption } from './cwd-option.ts';
@@ -19,12 +20,12 @@ import { styleOf, table } from './style.ts';
 import { VERSION } from './version.ts';
 
 export const SERVE_HELP = `Usage:
-  asimov serve [--listen ADDR] [--data-dir DIR] [--tls-cert FILE --tls-key FILE | --insecure]
+  asimov serve [--listen ADDR] [--data-dir DIR] [--database URL] [--tls-cert FILE --tls-key FILE | --insecure]
                [--body-limit BYTES] [--rate-limit N] [--cwd DIR] [--webhook URL [--webhook-format json|slack]]
                [--otlp-endpoint URL [--otlp-header NAME=VALUE]… [--otlp-header-env NAME=VARIABLE]…]
-  asimov serve token create --name NAME --scopes ${SCOPES.join(',')} [--json]
-  asimov serve token list [--all] [--json]
-  asimov serve token revoke NAME
+  asimov serve token create --name NAME --scopes ${SCOPES.join(',')} [--json] [--database URL]
+  asimov serve token list [--all] [--json] [--database URL]
+  asimov serve token revoke NAME [--database URL]
   asimov serve policy publish FILE [--ground-rules FILE] | show   the team policy (asimov serve policy --help)
   asimov serve openapi                 print the API's OpenAPI 3.1 document
 
@@ -35,6 +36,9 @@ and a dashboard at /. Every route but /, /healthz and /openapi.json needs a bear
   --listen ADDR      where to listen (default ${DEFAULT_LISTEN}, this machine only); any other address
                      needs --tls-cert and --tls-key, or --insecure to send tokens in the clear
   --data-dir DIR     the embedded database and the local socket (default $XDG_STATE_HOME/asimov/serve)
+  --database URL     a PostgreSQL server instead of the embedded database (postgres://user@host:5432/db;
+                     default $ASIMOV_DATABASE_URL): several servers on one database are replicas of one
+                     service (tokens, approvals, decisions shared; an answer on one releases a call on another)
   --body-limit N     largest request body in bytes (default ${DEFAULT_BODY_LIMIT})
   --rate-limit N     requests per token per minute (default ${DEFAULT_RATE_LIMIT_PER_MINUTE}; 0: no limit)
   --cwd DIR          the directory commands run in by default, and the first allowed root of /v1/execute
@@ -73,6 +77,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     options: {
       listen: { type: 'string' },
       'data-dir': { type: 'string' },
+      database: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       insecure: { type: 'boolean' },
@@ -98,6 +103,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const opts: StartOptions = {
     listen,
     dataDir: dataDirOf(values['data-dir'], io),
+    ...databaseOf(values.database, io),
     env: io.env,
     cwd,
     version: VERSION,
@@ -126,7 +132,11 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (otlp) opts.otlp = otlp;
   asUsage(() => checkExposure(listen, opts));
   const st = styleOf(io);
-  io.err(`asimov serve: starting (the embedded database in ${opts.dataDir} may take a few seconds the first time)…\n`);
+  io.err(
+    opts.databaseUrl !== undefined
+      ? `asimov serve: starting on PostgreSQL at ${redactDatabaseUrl(opts.databaseUrl)}…\n`
+      : `asimov serve: starting (the embedded database in ${opts.dataDir} may take a few seconds the first time)…\n`,
+  );
   const server = await startServer(opts);
   const tokens = await server.deps.tokens.list();
   let audit: string;
@@ -140,7 +150,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       table([
         ['  dashboard', `${server.url}/`],
         ['  API', `${server.url}/openapi.json`],
-        ['  data', `${opts.dataDir} (embedded PostgreSQL, PGlite)`],
+        ...(opts.databaseUrl !== undefined
+          ? [['  database', `${server.db.location} (PostgreSQL; replicas on it share tokens, approvals, decisions)`], ['  data', `${opts.dataDir} (the local socket)`]]
+          : [['  data', `${opts.dataDir} (embedded PostgreSQL, PGlite)`]]),
         ['  audit log', audit],
         ['  OTLP export', opts.otlp ? opts.otlp.endpoint : 'off'],
         ['  tokens', tokens.length === 0 ? `none yet: ${st.bold('asimov serve token create --name me --scopes decide,read,approve')}` : `${tokens.length} live`],
@@ -169,6 +181,15 @@ function asUsage<T>(f: () => T): T {
 
 /** Route declarations need deps only in their handlers; the document never calls one. */
 const OFFLINE_DEPS = {} as never;
+
+/** --database, else ASIMOV_DATABASE_URL; checked before anything starts. None: the embedded database. */
+function databaseOf(given: string | undefined, io: CliIO): { databaseUrl?: string } {
+  const url = given ?? (io.env.ASIMOV_DATABASE_URL?.trim() || undefined);
+  if (url === undefined) return {};
+  if (url.trim() === '') throw new UsageError('--database needs a URL (postgres://user@host:5432/db)');
+  asUsage(() => checkDatabaseUrl(url));
+  return { databaseUrl: url };
+}
 
 function dataDirOf(given: string | undefined, io: CliIO): string {
   return given !== undefined ? resolve(io.cwd, given) : defaultDataDir(io.env);
@@ -203,6 +224,7 @@ async function tokenCommand(argv: string[], io: CliIO): Promise<number> {
       all: { type: 'boolean' },
       json: { type: 'boolean' },
       'data-dir': { type: 'string' },
+      database: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -211,7 +233,8 @@ async function tokenCommand(argv: string[], io: CliIO): Promise<number> {
     return sub === undefined ? EXIT.usage : EXIT.ok;
   }
   const dataDir = dataDirOf(values['data-dir'], io);
-  const ops = await tokenOps(dataDir);
+  const { databaseUrl } = databaseOf(values.database, io);
+  const ops = await tokenOps(dataDir, databaseUrl);
   try {
     switch (sub) {
       case 'create': {
@@ -269,11 +292,12 @@ interface TokenOps {
 }
 
 /**
- * Token operations on the server's database: through the running server's local socket when there is one
- * (PGlite's directory is one process's), else by opening the database here.
+ * Token operations on the server's database: on PostgreSQL directly (the replicas share it); else through the
+ * running server's local socket when there is one (PGlite's directory is one process's), else by opening
+ * the embedded database here.
  */
-async function tokenOps(dataDir: string): Promise<TokenOps> {
-  const socket = localServerSocket(dataDir);
+async function tokenOps(dataDir: string, databaseUrl: string | undefined): Promise<TokenOps> {
+  const socket = databaseUrl === undefined ? localServerSocket(dataDir) : null;
   if (socket !== null) {
     const via = async (method: string, path: string, body?: unknown) => {
       let a;
@@ -303,7 +327,7 @@ async function tokenOps(dataDir: string): Promise<TokenOps> {
       };
     }
   }
-  const db = await openDatabase({ dir: join(dataDir, 'db') });
+  const db = await openDatabase(databaseUrl !== undefined ? { url: databaseUrl } : { dir: join(dataDir, 'db') });
   const store = createTokenStore(db);
   return {
     create: async (name, scopes) => {

@@ -1,8 +1,13 @@
 // The person on call, server side: approvals are created for calls the gate would ask about, wait for an
 // answer (the dashboard, `asimov approvals`, the API), and expire unanswered. The database holds the state;
 // the event bus only wakes the waiters. A waiter subscribes first and then reads the row, so an answer given
-// between the two is never missed, and every wake-up re-reads the state the event carries. That is all a
-// bus fed by PostgreSQL LISTEN/NOTIFY (issue 17) needs to offer for answers given on another replica.
+// between the two is never missed, and every wake-up re-reads the state the event carries.
+//
+// Replicas (several `asimov serve` on one PostgreSQL): every change of an approval is announced with NOTIFY on
+// APPROVALS_CHANNEL (its id), and every replica LISTENs: on a notification it re-reads the row and, when the
+// row's status is not the one it last published, publishes it on its own bus, which releases its waiters
+// and feeds its live feed. After the LISTEN connection was lost, it re-reads every approval its calls wait
+// for, since notifications sent meanwhile are gone.
 
 import { redactInput, redactText } from '../audit/redact.ts';
 import { randomId } from '../core/lazy.ts';
@@ -10,8 +15,14 @@ import type { Decision, ToolCall } from '../core/types.ts';
 import { callFingerprint, failedOutcome, type ApprovalOutcome, type Approver } from '../gate/approver.ts';
 import { outcomeOf } from '../gate/http-approver.ts';
 import { proposedRuleYaml } from '../policy/proposed-rule.ts';
-import type { Approval, ApprovalScope, ApprovalStore } from '../store/approvals.ts';
+import type { Approval, ApprovalScope, ApprovalStatus, ApprovalStore } from '../store/approvals.ts';
+import type { ChannelSignal, Database } from '../store/database.ts';
 import type { EventBus } from './events.ts';
+
+/** The NOTIFY channel of approval changes; the payload is the approval's id. */
+export const APPROVALS_CHANNEL = 'asimov_approvals';
+/** Approvals whose last published status a replica remembers (to publish another replica's change once). */
+const REMEMBERED = 10_000;
 
 /** How many approvals a list returns at most. */
 export const APPROVALS_LIST_LIMIT = 500;
@@ -61,6 +72,8 @@ export interface ApprovalService {
   expireDue(): Promise<void>;
   /** The in-process Approver of the server's own routes: asks on behalf of `requestedBy`. */
   approver(requestedBy: string | null): Approver;
+  /** Listens for changes made by other replicas (when given a database); resolves once listening. */
+  start(): Promise<void>;
   /** Stops the expiry timers (the server is closing); waiters are released by their own signals. */
   close(): void;
 }
@@ -68,6 +81,10 @@ export interface ApprovalService {
 export interface ApprovalServiceOptions {
   store: ApprovalStore;
   events: EventBus;
+  /** Where changes are announced to, and heard from, other replicas (NOTIFY/LISTEN); none: this process only. */
+  db?: Pick<Database, 'listen' | 'notify'>;
+  /** One line per problem (a failed NOTIFY); default nothing. */
+  log?: (line: string) => void;
   /** Told about every new pending approval (webhooks); must not throw or block. */
   notify?: (a: Approval) => void;
   now?: () => Date;
@@ -82,7 +99,41 @@ export function createApprovalService(o: ApprovalServiceOptions): ApprovalServic
   const waiters = new Set<() => void>();
   let closed = false;
 
-  const publish = (a: Approval): void => o.events.publish({ type: 'approval', data: a });
+  /** The status last published on this bus, per approval (bounded: the oldest are forgotten first). */
+  const published = new Map<string, ApprovalStatus>();
+  /** Ids the calls in this process wait for (with how many waiters), re-read after a lost LISTEN connection. */
+  const waitingFor = new Map<string, number>();
+  let unlisten: (() => Promise<void>) | null = null;
+
+  /** Tells this process's bus. */
+  const publishHere = (a: Approval): void => {
+    published.delete(a.id);
+    published.set(a.id, a.status);
+    if (published.size > REMEMBERED) published.delete(published.keys().next().value!);
+    o.events.publish({ type: 'approval', data: a });
+  };
+
+  /** A change made here: this bus, then the other replicas (after the change is committed). */
+  const publish = (a: Approval): void => {
+    publishHere(a);
+    if (!o.db) return;
+    o.db.notify(APPROVALS_CHANNEL, a.id).catch((e: unknown) => {
+      o.log?.(`asimov serve: approval ${a.id} could not be announced to other replicas: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  };
+
+  /** Another replica changed this approval (or may have): publish its row here if it is news. */
+  const refresh = async (id: string): Promise<void> => {
+    const a = await o.store.get(id);
+    if (a && published.get(id) !== a.status) publishHere(a);
+  };
+
+  const heard = (s: ChannelSignal): void => {
+    const ids = s.reconnected ? [...waitingFor.keys()] : [s.payload];
+    for (const id of ids) {
+      refresh(id).catch((e: unknown) => o.log?.(`asimov serve: approval ${id} could not be re-read: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  };
 
   const expireDue = async (): Promise<void> => {
     for (const a of await o.store.expireDue(now())) publish(a);
@@ -162,6 +213,9 @@ export function createApprovalService(o: ApprovalServiceOptions): ApprovalServic
         if (settled) return;
         settled = true;
         waiters.delete(current);
+        const n = (waitingFor.get(id) ?? 1) - 1;
+        if (n > 0) waitingFor.set(id, n);
+        else waitingFor.delete(id);
         unsubscribe();
         clearTimeout(timer);
         w.signal?.removeEventListener('abort', onAbort);
@@ -177,6 +231,7 @@ export function createApprovalService(o: ApprovalServiceOptions): ApprovalServic
         const a = e.data as Approval;
         if (a.id === id && a.status !== 'pending') finish(a);
       });
+      waitingFor.set(id, (waitingFor.get(id) ?? 0) + 1);
       w.signal?.addEventListener('abort', onAbort, { once: true });
       if (w.signal?.aborted || closed) return current();
       waiters.add(current);
@@ -253,8 +308,13 @@ export function createApprovalService(o: ApprovalServiceOptions): ApprovalServic
     },
     expireDue,
     approver,
+    async start() {
+      if (o.db && !unlisten && !closed) unlisten = await o.db.listen(APPROVALS_CHANNEL, heard);
+    },
     close() {
       closed = true;
+      void unlisten?.().catch(() => {});
+      unlisten = null;
       for (const t of timers) clearTimeout(t);
       timers.clear();
       for (const release of [...waiters]) release();

@@ -19,6 +19,7 @@ import { describeError } from '../core/errors.ts';
 import { isAuditEvent, type AuditEvent } from '../audit/event.ts';
 import type { Database } from '../store/database.ts';
 import { insertEvents, itemOf } from './decision-index.ts';
+import { announceDecisions } from './decision-announce.ts';
 import type { EventBus } from './events.ts';
 
 export const DEFAULT_POLL_MS = 1000;
@@ -81,6 +82,8 @@ export function startAuditFeed(o: AuditFeedOptions): AuditFeed {
       }) : (samePosition(pos, read.next) ? [] : (await savePosition(o.db, o.path, read.next), []));
       pos = read.next;
       for (const e of fresh) o.events.publish({ type: 'decision', data: itemOf(e) });
+      // The other replicas on this database publish them on their buses (server/decision-announce.ts).
+      if (fresh.length > 0) await announceDecisions(o.db, fresh.map((e) => e.decision_id)).catch((e: unknown) => report(`announcing to other replicas: ${describeError(e)}`));
       lastError = '';
       if (!read.more) return;
     }

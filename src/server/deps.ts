@@ -35,6 +35,8 @@ export interface ServerDeps {
   alert?: (a: ChainAlert) => void;
   /** Sends every decision on the bus to an OTLP/HTTP logs receiver, when configured. */
   otlpExport?: OtlpExport;
+  /** The server's log (its stderr): what goes wrong in the background. */
+  log?: (line: string) => void;
   /** Aborted when the server starts closing: long-lived answers (the event stream) end then. */
   closing?: AbortController;
 }

@@ -23,6 +23,8 @@ import { createChainAlertNotifier, createWebhookNotifier, type WebhookOptions } 
 import { createApprovalStore } from '../store/approvals.ts';
 import { isLoopback, urlOf, type ListenAddress } from './listen.ts';
 import { startAuditFeed } from './audit-feed.ts';
+import { followDecisions, type DecisionFollower } from './decision-announce.ts';
+import { lockDirectory, type DirLock } from '../store/dir-lock.ts';
 import { resolveAuditPath } from '../audit/paths.ts';
 import type { OtlpConfig } from '../audit/otlp.ts';
 import { startOtlpExport } from './otlp-export.ts';
@@ -35,6 +37,11 @@ export interface StartOptions {
   listen: ListenAddress;
   /** The server's own directory (database, local socket); omitted: an in-memory database and no local socket. */
   dataDir?: string;
+  /**
+   * A PostgreSQL server instead of the embedded database (`--database postgres://…`), possibly shared with
+   * other replicas; the data directory then holds only the local socket.
+   */
+  databaseUrl?: string;
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Listen on a non-loopback address without TLS. */
   insecure?: boolean;
@@ -81,7 +88,21 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   }
   // Fails here, before anything listens, when ASIMOV_AUDIT_LOG is unusable.
   const audit = o.gate ? null : createBatchedAuditSink(o.env);
-  const db = await openDatabase(o.dataDir === undefined ? {} : { dir: join(o.dataDir, 'db') });
+  // PGlite locks its own directory (data/db). PostgreSQL arbitrates between replicas itself, but the local
+  // socket is one server's: the data directory is then locked for it, so two replicas on one machine need two.
+  let socketLock: DirLock | undefined;
+  if (o.databaseUrl !== undefined && o.dataDir !== undefined) socketLock = lockDirectory(o.dataDir);
+  let db: Database;
+  try {
+    db = await openDatabase(
+      o.databaseUrl !== undefined
+        ? { url: o.databaseUrl, ...(o.log ? { log: o.log } : {}) }
+        : o.dataDir === undefined ? {} : { dir: join(o.dataDir, 'db') },
+    );
+  } catch (e) {
+    socketLock?.release();
+    throw e;
+  }
   const deps: ServerDeps = {
     gate: o.gate ?? freshGate({ env: o.env, ...(audit ? { audit } : { audit: false }) }),
     audit,
@@ -93,10 +114,14 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     version: o.version,
     events: createEventBus(),
     closing: new AbortController(),
+    ...(o.log ? { log: o.log } : {}),
   };
   deps.approvals = createApprovalService({
     store: createApprovalStore(db),
     events: deps.events,
+    // Replicas exist only on PostgreSQL: the embedded database is one process's.
+    ...(db.kind === 'postgres' ? { db } : {}),
+    ...(o.log ? { log: o.log } : {}),
     ...(o.webhook ? { notify: createWebhookNotifier({ ...o.webhook, baseUrl: () => deps.baseUrl, ...(o.log ? { log: o.log } : {}) }) } : {}),
   });
   // A tampered machine log is said in the server's own log always, and to the webhook when there is one.
@@ -108,7 +133,11 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
   let app: FastifyInstance;
   let local: Server | null = null;
   let socketPath: string | null = null;
+  let follower: DecisionFollower | undefined;
   try {
+    // Approvals answered and decisions made on other replicas of a shared PostgreSQL database.
+    await deps.approvals.start();
+    if (db.kind === 'postgres') follower = await followDecisions({ db, events: deps.events, ...(o.log ? { log: o.log } : {}) });
     app = await buildApp({
       deps,
       ...(o.bodyLimit !== undefined ? { bodyLimit: o.bodyLimit } : {}),
@@ -132,7 +161,9 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
     deps.approvals.close();
     await deps.auditFeed?.close().catch(() => {});
     await deps.otlpExport?.close().catch(() => {});
+    await follower?.close().catch(() => {});
     await db.close().catch(() => {});
+    socketLock?.release();
     throw e;
   }
   let closing: Promise<void> | undefined;
@@ -159,7 +190,12 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
         }
         // After the last decisions reached the bus (the feed's, the ingested ones), before the database it reads them from.
         await deps.otlpExport?.close();
-        await db.close();
+        await follower?.close();
+        try {
+          await db.close();
+        } finally {
+          socketLock?.release();
+        }
       })()),
   };
 }
@@ -167,7 +203,8 @@ export async function startServer(o: StartOptions): Promise<RunningServer> {
 /** The local socket: requests on it go through the same routes, marked as this user's own. */
 async function listenLocal(app: FastifyInstance, path: string): Promise<Server> {
   if (existsSync(path)) {
-    // Left by a server that was killed: the data directory's lock (held by now) says no other server runs.
+    // Left by a server that was killed: the data directory's lock (PGlite's, or the socket's with PostgreSQL),
+    // held by now, says no other server runs.
     if (!lstatSync(path).isSocket()) throw new AsimovError('io_error', `${path} exists and is not a socket; remove it.`);
     unlinkSync(path);
   }

@@ -67,3 +67,21 @@ test('opening a directory another process holds fails with who holds it, before 
   await assert.rejects(openDatabase({ dir: join(dir, 'db') }), /in use by process/);
   child.kill('SIGKILL');
 });
+
+test('LISTEN/NOTIFY within the process on the embedded database', async (t) => {
+  const db = await openDatabase();
+  t.after(() => db.close());
+  const got: string[] = [];
+  const unlisten = await db.listen('asimov_test', (s) => got.push(s.payload ?? 'reconnected'));
+  await db.notify('asimov_test', 'one');
+  await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_notify('asimov_test', 'two')");
+  });
+  for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(got, ['one', 'two']);
+  await unlisten();
+  await db.notify('asimov_test', 'three');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(got, ['one', 'two']);
+  await assert.rejects(db.listen('Bad Name; DROP', () => {}), /not a channel name/);
+});

@@ -6,6 +6,8 @@ import * as z from 'zod';
 import type { ServerDeps } from '../deps.ts';
 import { HttpError, route, type RouteSpec } from '../route.ts';
 import { clientChainReport, ingestRecords } from '../audit-ingest.ts';
+import { announceDecisions } from '../decision-announce.ts';
+import { describeError } from '../../core/errors.ts';
 
 /** Lines per request: the shipper sends 500; room for a larger batch from another shipper. */
 export const MAX_RECORDS_PER_REQUEST = 1000;
@@ -62,9 +64,13 @@ export function auditRoutes(deps: ServerDeps): RouteSpec<any, any, any>[] {
       handler: async (ctx) => {
         const tokenName = ctx.principal?.token.name ?? 'local';
         const r = await ingestRecords(deps.db, tokenName, ctx.body);
+        // This replica's feed first, then the others (announcing after publishing, so this one never shows a row twice).
         for (const item of r.added) {
           const { event: _event, ...row } = item;
           deps.events.publish({ type: 'decision', data: row });
+        }
+        if (r.added.length > 0) {
+          await announceDecisions(deps.db, r.added.map((a) => a.decisionId)).catch((e: unknown) => deps.log?.(`asimov serve: announcing shipped decisions to other replicas: ${describeError(e)}`));
         }
         if (r.problems.length > 0) deps.alert?.({ clientId: ctx.body.client.id, tokenName, host: ctx.body.client.host, user: ctx.body.client.user, chain: r.chain, problems: r.problems });
         return { accepted: r.accepted, duplicates: r.duplicates, chain: r.chain, problems: r.problems };
