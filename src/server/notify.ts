@@ -69,9 +69,9 @@ export interface ChainAlert {
   problems: ChainProblem[];
 }
 
-/** The dashboard's page of one machine. */
+/** The dashboard's team view, where the machine is listed with its problems (`?client=` names it for people). */
 export function clientLink(baseUrl: string, clientId: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/#/team/${encodeURIComponent(clientId)}`;
+  return `${baseUrl.replace(/\/+$/, '')}/?client=${encodeURIComponent(clientId)}#team`;
 }
 
 export function chainAlertBody(a: ChainAlert, format: WebhookFormat, baseUrl: string): Record<string, unknown> {

@@ -72,6 +72,8 @@ interface Machine {
   env: NodeJS.ProcessEnv;
   gate: ReturnType<typeof createGate>;
   shipper?: ChildProcess;
+  /** What its shippers said (stderr), for the message of a failure. */
+  said: string[];
 }
 
 function machine(name: string, remote: string, token: string): Machine {
@@ -87,7 +89,7 @@ function machine(name: string, remote: string, token: string): Machine {
     XDG_CACHE_HOME: join(home, '.cache'), ASIMOV_AUDIT_LOG: log, ASIMOV_JUDGE: 'off', ASIMOV_DAEMON: 'off', NO_COLOR: '1',
   };
   const gate = createGate({ home, env, audit: log, managedPolicyPath: join(home, 'no-managed.yaml'), trustStorePath: join(home, 'trusted.json') });
-  return { name, home, log, env, gate };
+  return { name, home, log, env, gate, said: [] };
 }
 
 const COMMANDS = ['git status', 'ls -la src', 'npm test', 'rm -rf /', 'cat package.json', 'git push --force origin main', 'grep -rn TODO src'];
@@ -100,7 +102,8 @@ async function decide(m: Machine, n: number, from = 0): Promise<void> {
 
 function startShipper(m: Machine): ChildProcess {
   const child = spawn(process.execPath, [BIN, 'audit', 'ship', '--follow'], { env: m.env, cwd: m.home, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.resume();
+  child.stderr!.on('data', (c: Buffer) => m.said.push(c.toString()));
+  child.once('exit', (code, signal) => m.said.push(`[shipper exited: ${signal ?? code}]`));
   m.shipper = child;
   return child;
 }
@@ -204,8 +207,11 @@ test('three machines ship 10,000 decisions each through two replicas that die an
       const rows = await query<{ n: string }>(url, 'SELECT head_seq AS n FROM audit_clients');
       return rows.length === 3 && rows.every((r) => Number(r.n) === PER_MACHINE);
     },
-    600_000,
-  );
+    300_000,
+  ).catch(async (e: Error) => {
+    const rows = await query(url, 'SELECT token_name, head_seq, status, problem, last_contact FROM audit_clients ORDER BY token_name');
+    throw new Error(`${e.message}\n${JSON.stringify(rows)}\n${ms.map((m) => `${m.name}: ${m.said.join('').slice(-2000)}`).join('\n')}\nreplica a: ${a.log().slice(-2000)}\nreplica b: ${b.log().slice(-2000)}`);
+  });
 
   // Exactly once, in order, every chain verifying from the database's copy alone.
   const counts = await query<{ client_id: string; n: string; ids: string; lo: string; hi: string }>(

@@ -18,7 +18,7 @@ const alert: ChainAlert = {
 test('the JSON body carries the alert and a link to the machine on the dashboard', () => {
   const b = chainAlertBody(alert, 'json', 'https://gate.example:7420/');
   assert.equal(b.type, 'audit_chain');
-  assert.equal(b.link, 'https://gate.example:7420/#/team/0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d');
+  assert.equal(b.link, 'https://gate.example:7420/?client=0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d#team');
   assert.deepEqual(b.alert, alert);
 });
 
