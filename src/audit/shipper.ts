@@ -185,6 +185,9 @@ export async function followAndShip(o: FollowOptions): Promise<void> {
         backoff = se.retry ? Math.min(60_000, Math.max(1_000, backoff * 2)) : 60_000;
         report(o, statusPath, { ok: false, at: new Date().toISOString(), error: se.message, shipped, caughtUp: false, ...(lastSuccess ? { lastSuccess } : {}) });
         await o.alongside?.().catch(() => {});
+        // A shipper the hook started gives up after its idle time with the server unreachable too: the lines
+        // wait in the log, and the next call starts another.
+        if (o.idleExitMs !== undefined && Date.now() - lastSent >= o.idleExitMs) return;
         await sleep(backoff, o.signal);
         continue;
       }

@@ -64,6 +64,12 @@ export async function openPostgresDatabase(o: { url: string; migrations: readonl
   const pool: Pool = new PoolClass({ ...config, max: POOL_MAX });
   // An idle connection killed under the pool: the pool drops it; without a handler the process would crash.
   pool.on('error', (e) => log(`asimov serve: a pooled connection to ${location} was lost: ${describeError(e)}`));
+  // A connection killed while checked out (a query running, or between a transaction's statements) emits
+  // 'error' on its client, sometimes after the query already failed: the pool listens only while a client is
+  // idle, so every client gets a listener of its own for its whole life, or that late event crashes the server.
+  pool.on('connect', (client) => {
+    client.on('error', (e) => log(`asimov serve: a connection to ${location} in use was lost: ${describeError(e)}`));
+  });
 
   const lost = (e: unknown): never => {
     if (e instanceof AsimovError) throw e;

@@ -56,7 +56,10 @@ async function balancer(ports: number[]): Promise<{ url: string; server: Server 
         if (!connected && left > 1) attempt(left - 1);
         else client.destroy();
       });
-      up.on('close', () => client.destroy());
+      // A connection that never connected was retried above; only a live one takes its client down with it.
+      up.on('close', () => {
+        if (connected) client.destroy();
+      });
       client.on('close', () => up.destroy());
     };
     attempt(ports.length);

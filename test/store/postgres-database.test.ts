@@ -145,6 +145,27 @@ test('the pool outlives killed connections: a query may fail with a clear error,
   assert.equal(await db.transaction(async (tx) => (await tx.query<{ x: number }>('SELECT 3 AS x'))[0]!.x), 3);
 });
 
+test('a connection killed inside a transaction, between its statements: the transaction fails, the process lives', async (t) => {
+  const url = await postgres.database();
+  if (!url) return t.skip(postgres.reason());
+  const lines: string[] = [];
+  const db = await openDatabase({ url, log: (l) => lines.push(l) });
+  t.after(() => db.close());
+  // Found by the teams e2e: a replica died of an 'error' event its checked-out client emitted after the
+  // statement had already failed (ECONNRESET), with nobody listening.
+  const failed = await db
+    .transaction(async (tx) => {
+      await tx.query("SELECT 'marker-in-tx' AS m");
+      await kill(url, "SELECT 'marker-in-tx'%");
+      await new Promise((r) => setTimeout(r, 300)); // the termination and the socket's reset arrive meanwhile
+      await tx.query('SELECT 2');
+    })
+    .then(() => null, (e: Error) => e);
+  assert.match(failed?.message ?? 'no error', /PostgreSQL at postgres:\/\/.*failed|terminat/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(await db.query('SELECT 4 AS x'), [{ x: 4 }]);
+});
+
 test('an unreachable server: a clear error naming host and database, never the password', async (t) => {
   const url = await postgres.database();
   if (!url) return t.skip(postgres.reason());
