@@ -168,3 +168,16 @@ function alive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** The last attempt, for people (`audit ship`, `doctor`). */
+export function describeShipStatus(s: ShipStatus | null): string {
+  if (!s) return 'no attempt yet (the hook starts a shipper with the next call; or run `asimov audit ship --once`)\n';
+  if (!s.ok) return `last attempt ${s.at}: ${s.error}${s.lastSuccess ? `; last reached ${s.lastSuccess}` : '; never reached'}\n`;
+  return `last reached ${s.at}${s.caughtUp ? ', nothing waiting' : ''}\n${s.chain ? chainSentence(s.chain.status, s.chain.problem) : ''}`;
+}
+
+export function chainSentence(status: 'ok' | 'broken', problem: string | null): string {
+  return status === 'ok'
+    ? "the server's copy of this machine's chain is intact\n"
+    : `the server found this machine's log tampered with or cut: ${problem}\n`;
+}

@@ -7,7 +7,7 @@ import { loadPolicy } from '../policy/load.ts';
 import type { AuditSettings } from '../policy/layers.ts';
 import { resolveTeamToken } from '../audit/team-token.ts';
 import { followAndShip, followLog, shipBatch, ShipError, shippedSoFar } from '../audit/shipper.ts';
-import { clientIdOf, loadShipStatus, lockShipper, serverKey, statusPathOf, type ShipStatus } from '../audit/ship-state.ts';
+import { chainSentence, clientIdOf, describeShipStatus, loadShipStatus, lockShipper, serverKey, statusPathOf } from '../audit/ship-state.ts';
 import { verifyLog } from '../audit/verify.ts';
 import { exportBacklog } from '../audit/otlp-ship.ts';
 import type { OtlpExporter } from '../audit/otlp.ts';
@@ -221,21 +221,10 @@ function showStatus(logPath: string, t: RemoteTarget, io: CliIO, json: boolean):
   }
   io.out(`${logPath} ships to ${t.server} as client ${clientIdOf(logPath)}\n`);
   io.out(`${shipped} line${shipped === 1 ? '' : 's'} shipped so far\n`);
-  io.out(describeStatus(s));
+  io.out(describeShipStatus(s));
   return EXIT.ok;
 }
 
-function describeStatus(s: ShipStatus | null): string {
-  if (!s) return 'no attempt yet (the hook starts a shipper with the next call; or run `asimov audit ship --once`)\n';
-  if (!s.ok) return `last attempt ${s.at}: ${s.error}${s.lastSuccess ? `; last reached ${s.lastSuccess}` : '; never reached'}\n`;
-  return `last reached ${s.at}${s.caughtUp ? ', nothing waiting' : ''}\n${s.chain ? chainSentence(s.chain.status, s.chain.problem) : ''}`;
-}
-
-function chainSentence(status: 'ok' | 'broken', problem: string | null): string {
-  return status === 'ok'
-    ? "the server's copy of this machine's chain is intact\n"
-    : `the server found this machine's log tampered with or cut: ${problem}\n`;
-}
 
 interface RemoteChain {
   status: 'ok' | 'broken';

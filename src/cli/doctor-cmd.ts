@@ -1,5 +1,9 @@
 // `asimov doctor`: checks that a client really runs asimov before every tool call here, and says what to fix.
 
+import type { AuditSettings } from '../policy/layers.ts';
+import { resolveAuditPath } from '../audit/paths.ts';
+import { resolveTeamToken } from '../audit/team-token.ts';
+import { describeShipStatus, loadShipStatus, serverKey, statusPathOf } from '../audit/ship-state.ts';
 import { homedir } from 'node:os';
 import { createGate } from '../gate/gate.ts';
 import { findProjectRoot } from '../policy/load.ts';
@@ -66,7 +70,7 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
     loadPolicy: () => {
       const p = createGate({ audit: false, env: io.env, home }).policyFor(cwd);
       const files = p.sources.filter((s) => s.layer !== 'builtin').map((s) => `${s.layer} ${s.path}${s.trusted ? '' : ' (untrusted)'}`);
-      const team = p.team ? `\n${describeTeamPolicy(p.team)}` : '';
+      const team = (p.team ? `\n${describeTeamPolicy(p.team)}` : '') + shippingLine(p.audit, io.env);
       return `${files.length === 0 ? 'built-in rules only' : `built-in + ${files.join(', ')}`}; project root ${p.projectRoot}${p.warnings.length ? `; ${p.warnings.length} warning(s), see \`asimov policy\`` : ''}${team}`;
     },
     tierMeaning: (tier) => TIER_MEANING[tier as Tier] ?? `tier ${tier}`,
@@ -118,4 +122,20 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
 function ownInstall(): OwnInstall | null {
   const asimovPath = locateAsimovEntry();
   return asimovPath === null ? null : { nodePath: process.execPath, asimovPath };
+}
+
+/** Where this machine's records go, and how the last attempt went (`audit.remote`). */
+function shippingLine(audit: AuditSettings | undefined, env: NodeJS.ProcessEnv): string {
+  if (!audit?.remote) return '';
+  let log: string | null;
+  try {
+    log = resolveAuditPath(env);
+  } catch {
+    return '';
+  }
+  if (log === null) return `\naudit.remote is set (${audit.remote}) but auditing is off (ASIMOV_AUDIT_LOG=off): nothing ships`;
+  const token = resolveTeamToken(audit, env);
+  if (!token.ok) return `\naudit shipping to ${audit.remote}: ${token.reason}`;
+  const status = loadShipStatus(statusPathOf(log, serverKey(audit.remote)));
+  return `\naudit shipping to ${audit.remote}: ${describeShipStatus(status).trim().replace(/\n/g, '; ')}`;
 }

@@ -245,8 +245,12 @@ function buildSchemas() {
     headers: z.optional(z.record(z.string(), z.string())),
     headers_env: z.optional(z.record(z.string(), envNameSchema)),
   });
+  // The machine's token goes to `remote` with every batch: in clear text only to this machine itself.
+  const teamUrl = httpUrl('remote').check(
+    z.refine((u) => u.startsWith('https://') || /^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(\/|$)/i.test(u), 'remote must be https:// (http:// only for this machine: 127.0.0.1, localhost, [::1]), since the token goes with every request'),
+  );
   const auditSchema = z.strictObject({
-    remote: z.optional(httpUrl('remote')),
+    remote: z.optional(teamUrl),
     token: z.optional(nonEmpty('token must not be empty')),
     token_env: z.optional(envNameSchema),
     token_file: z.optional(nonEmpty('token_file must not be empty')),

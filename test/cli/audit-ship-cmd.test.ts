@@ -69,6 +69,8 @@ test('the hook starts one background shipper, and what it decided reaches the te
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, new RegExp(`ships to ${srv.url.replace(/[.]/g, '\\.')} as client ${clientId}`));
   assert.match(status.stdout, /3 lines shipped so far/);
+  const doctor = await run(['doctor', 'claude']);
+  assert.match(doctor.stdout, /audit shipping to http:\/\/127\.0\.0\.1:\d+: last reached .*nothing waiting; the server's copy of this machine's chain is intact/);
   const verify = await run(['audit', 'verify', '--remote']);
   assert.equal(verify.code, 0, verify.stdout + verify.stderr);
   assert.match(verify.stdout, /local: 3 lines, chain intact/);
