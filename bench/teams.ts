@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { createGate } from '../src/gate/gate.ts';
+import { createGate } from './lib.ts';
 import { kickShipper } from '../src/cli/ship-kick.ts';
 import { GENESIS_HASH, sealEvent, type AuditEventDraft } from '../src/audit/event.ts';
 import { formatCount, infoRow, targetRow, type SummaryRow } from './report.ts';
@@ -23,7 +23,7 @@ export interface TeamsBenchReport {
   skipped?: string;
   database?: string;
   ingest?: { machines: number; records: number; seconds: number; recordsPerSecond: number };
-  latency?: { n: number; withoutMedianUs: number; withMedianUs: number; withoutMeanUs: number; withMeanUs: number; medianRatio: number; meanRatio: number };
+  latency?: { n: number; withoutMedianUs: number; withMedianUs: number; withPolicyMedianUs: number; withoutMeanUs: number; withMeanUs: number; withPolicyMeanUs: number; medianRatio: number; meanRatio: number };
   policy?: { seconds: number | null; intervalSec: number };
 }
 
@@ -121,31 +121,37 @@ export async function runTeamsBench(repoRoot: string, recordsPerMachine = 20_000
     const records = recordsPerMachine * machines.length;
     report.ingest = { machines: machines.length, records, seconds, recordsPerSecond: records / seconds };
 
-    // 2. Added latency on the call's path.
+    // 2. Added latency on the call's path: no team server; shipping only (audit.remote, policy: false); shipping
+    // and the team policy (its freshness check before each decision). Alternated call by call.
     const plain = machineEnv(root, 'plain', serve.url, machineTokens[0]!);
     writeFileSync(join(plain.home, '.config/asimov/policy.yaml'), 'version: 1\n');
+    const shipOnly = machineEnv(root, 'ship-only', serve.url, admin, false);
     const shipping = machineEnv(root, 'shipping', serve.url, admin, true);
-    // A shipper "runs" for the shipping machine's log (this process holds its lock), as it does between calls.
-    mkdirSync(`${shipping.log}.ship`, { recursive: true });
-    writeFileSync(`${shipping.log}.ship/shipper.pid`, `${process.pid}\n`);
-    const gates = [plain, shipping].map((m) => ({ m, gate: createGate({ home: m.home, env: m.env, audit: m.log }) }));
+    for (const m of [shipOnly, shipping]) {
+      // A shipper "runs" for the log (this process holds its lock), as it does between calls.
+      mkdirSync(`${m.log}.ship`, { recursive: true });
+      writeFileSync(`${m.log}.ship/shipper.pid`, `${process.pid}\n`);
+    }
+    const gates = [plain, shipOnly, shipping].map((m) => ({ m, gate: createGate({ home: m.home, env: m.env, audit: m.log }) }));
     const call = (home: string, i: number) => ({ tool: 'shell', input: { command: `ls -la src/${i % 50}` }, cwd: join(home, 'project'), agent: 'bench' }) as never;
-    const times: [number[], number[]] = [[], []];
+    const times: [number[], number[], number[]] = [[], [], []];
     const n = 2000;
     for (let i = 0; i < n + 200; i++) {
-      for (const k of [0, 1] as const) {
-        const { m, gate } = gates[i % 2 === 0 ? k : 1 - k]!;
-        const which = m === plain ? 0 : 1;
+      for (let k = 0; k < 3; k++) {
+        const which = (i + k) % 3;
+        const { m, gate } = gates[which]!;
         const s = performance.now();
         const d = await gate.decide(call(m.home, i));
-        if (which === 1) kickShipper(gate.policyFor(join(m.home, 'project')).audit, m.env);
+        if (which > 0) kickShipper(gate.policyFor(join(m.home, 'project')).audit, m.env);
         const us = (performance.now() - s) * 1000;
         if (d.verdict !== 'allow') throw new Error(`unexpected ${d.verdict}`);
-        if (i >= 200) times[which].push(us);
+        if (i >= 200) times[which]!.push(us);
       }
     }
     report.latency = {
-      n, withoutMedianUs: median(times[0]), withMedianUs: median(times[1]), withoutMeanUs: mean(times[0]), withMeanUs: mean(times[1]),
+      n,
+      withoutMedianUs: median(times[0]), withMedianUs: median(times[1]), withPolicyMedianUs: median(times[2]),
+      withoutMeanUs: mean(times[0]), withMeanUs: mean(times[1]), withPolicyMeanUs: mean(times[2]),
       medianRatio: median(times[1]) / median(times[0]), meanRatio: mean(times[1]) / mean(times[0]),
     };
 
@@ -158,7 +164,10 @@ export async function runTeamsBench(repoRoot: string, recordsPerMachine = 20_000
     const member = createGate({ home: shipping.home, env: shipping.env, audit: false });
     const probe = { tool: 'shell', input: { command: 'npm publish' }, cwd: join(shipping.home, 'project'), agent: 'bench' } as never;
     await member.decide(probe);
-    await put('version: 1\ncustom:\n  - id: team.no-npm-publish\n    tier: hard_deny\n    reason: releases go through CI\n    match: { command: npm publish }\n');
+    await put(
+      'version: 1\ncustom:\n  - id: team.no-npm-publish\n    tier: hard_deny\n    reason: releases go through CI\n    match: { command: [npm, publish] }\n' +
+        '    examples: { match: ["npm publish"], notMatch: ["npm test"] }\n',
+    );
     const published = performance.now();
     let reached: number | null = null;
     while (performance.now() - published < 90_000) {
@@ -188,8 +197,9 @@ export function formatTeamsBench(r: TeamsBenchReport): string {
   if (r.latency) {
     const l = r.latency;
     out.push(
-      `decision with shipping on vs off (${l.n} each, alternated; the hook's shipper check included): median ${l.withMedianUs.toFixed(0)} vs ${l.withoutMedianUs.toFixed(0)} µs (×${l.medianRatio.toFixed(2)}), ` +
-        `mean ${l.withMeanUs.toFixed(0)} vs ${l.withoutMeanUs.toFixed(0)} µs (×${l.meanRatio.toFixed(2)}; the mean includes the team policy's conditional GET, at most every ${r.policy?.intervalSec ?? 30} s)`,
+      `decision (gate + audit append, in process; ${l.n} each, alternated) with shipping on vs off, the hook's shipper check included: ` +
+        `median ${l.withMedianUs.toFixed(0)} vs ${l.withoutMedianUs.toFixed(0)} µs (×${l.medianRatio.toFixed(2)}), mean ${l.withMeanUs.toFixed(0)} vs ${l.withoutMeanUs.toFixed(0)} µs (×${l.meanRatio.toFixed(2)})`,
+      `  with the team policy too (its freshness check each call, a conditional GET at most every 30 s): median ${l.withPolicyMedianUs.toFixed(0)} µs, mean ${l.withPolicyMeanUs.toFixed(0)} µs`,
     );
   }
   if (r.policy) out.push(`team policy change → a machine's next decisions: ${r.policy.seconds === null ? 'not within 90 s' : `${r.policy.seconds.toFixed(1)} s`} (refresh interval ${r.policy.intervalSec} s)`);
@@ -199,7 +209,10 @@ export function formatTeamsBench(r: TeamsBenchReport): string {
 export function teamsBenchRows(r: TeamsBenchReport): SummaryRow[] {
   const rows: SummaryRow[] = [];
   if (r.ingest) rows.push(targetRow('teams', `audit ingest on 2 cores, ${r.database?.startsWith('PostgreSQL') ? 'PostgreSQL' : 'embedded'} (records/s)`, r.ingest.recordsPerSecond, '>=', TARGET_INGEST_RPS, (n) => n.toFixed(0)));
-  if (r.latency) rows.push(infoRow('teams', 'decision median with shipping on / off', `${r.latency.withMedianUs.toFixed(0)} / ${r.latency.withoutMedianUs.toFixed(0)} µs (×${r.latency.medianRatio.toFixed(2)})`));
+  if (r.latency) {
+    rows.push(infoRow('teams', 'decision median, shipping on / off', `${r.latency.withMedianUs.toFixed(0)} / ${r.latency.withoutMedianUs.toFixed(0)} µs (×${r.latency.medianRatio.toFixed(2)})`));
+    rows.push(infoRow('teams', 'decision median, shipping + team policy', `${r.latency.withPolicyMedianUs.toFixed(0)} µs`));
+  }
   if (r.policy) rows.push(targetRow('teams', 'team policy change reaches a machine (s)', r.policy.seconds ?? 999, '<=', 60, (n) => n.toFixed(1)));
   if (r.skipped && rows.length === 0) rows.push({ section: 'teams', metric: 'teams', value: r.skipped, target: '—', status: 'SKIP' });
   return rows;
