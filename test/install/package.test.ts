@@ -78,7 +78,7 @@ describe('the packed package, installed from its tarball', () => {
   });
 
   test('every runtime dependency it installed accepts the running Node', () => {
-    const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+    const [major, minor, patch] = process.versions.node.split('.').map(Number) as [number, number, number];
     const walk = (dir: string): string[] => readdirSync(dir).flatMap((d) => {
       if (d.startsWith('.')) return [];
       if (d.startsWith('@')) return readdirSync(join(dir, d)).map((x) => join(dir, d, x));
@@ -92,11 +92,9 @@ describe('the packed package, installed from its tarball', () => {
       const pkg = JSON.parse(readFileSync(join(p, 'package.json'), 'utf8'));
       const range: string | undefined = pkg.engines?.node;
       if (!range || EXCEPTIONS.has(pkg.name)) continue;
-      // The ranges in use are all ">=X[.Y]": enough to check by hand without a semver library.
-      const m = /^>=\s*(\d+)(?:\.(\d+))?/.exec(range);
-      assert.ok(m, `${pkg.name}: engines.node ${range} is not a >= range this test reads`);
-      const need = [Number(m[1]), Number(m[2] ?? 0)];
-      assert.ok(major > need[0]! || (major === need[0] && minor >= need[1]!), `${pkg.name}@${pkg.version} needs Node ${range}`);
+      const ok = nodeSatisfies(range, [major, minor, patch]);
+      assert.ok(ok !== null, `${pkg.name}: engines.node ${range} is not a range this test reads`);
+      assert.ok(ok, `${pkg.name}@${pkg.version} needs Node ${range}`);
     }
   });
 
@@ -183,3 +181,32 @@ for await (const line of createInterface({ input: process.stdin })) {
   else send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no such method' } });
 }
 `;
+
+type Version = [number, number, number];
+
+/**
+ * Whether a version satisfies an `engines` range of the forms in use: alternatives joined by `||`, each a
+ * space-separated list of `>=`, `>`, `<=`, `<`, `=`, `^` or bare versions (missing parts are 0). null: a form it
+ * does not read. Enough to check by hand without a semver library, which is not a dependency of ours.
+ */
+function nodeSatisfies(range: string, v: Version): boolean | null {
+  const cmp = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  let any = false;
+  for (const alt of range.split('||')) {
+    let all = true;
+    for (const part of alt.replace(/(>=|<=|>|<|=|\^)\s+/g, '$1').trim().split(/\s+/).filter(Boolean)) {
+      const m = /^(>=|<=|>|<|=|\^)?\s*v?(\d+)(?:\.(\d+|x))?(?:\.(\d+|x))?$/.exec(part);
+      if (!m) return null;
+      const want: Version = [Number(m[2]), Number(m[3] === 'x' ? 0 : (m[3] ?? 0)), Number(m[4] === 'x' ? 0 : (m[4] ?? 0))];
+      const c = cmp(v, want);
+      const op = m[1] ?? '=';
+      const holds =
+        op === '>=' ? c >= 0 : op === '>' ? c > 0 : op === '<=' ? c <= 0 : op === '<' ? c < 0
+        : op === '^' ? c >= 0 && v[0] === want[0]
+        : m[3] === undefined ? v[0] === want[0] : m[4] === undefined ? v[0] === want[0] && v[1] === want[1] : c === 0;
+      if (!holds) all = false;
+    }
+    if (all) any = true;
+  }
+  return any;
+}
