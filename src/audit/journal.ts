@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { AsimovError, describeError, errnoOf } from '../core/errors.ts';
+import { processAlive } from '../core/pid-lock.ts';
 import { lazyCrypto } from '../core/lazy.ts';
 import type { AuditEventDraft } from './event.ts';
 import { journalDirOf, resolveAuditPath } from './paths.ts';
@@ -187,7 +188,7 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
     if (errnoOf(e) === 'ENOENT') return 0;
     throw e;
   }
-  const alive = o.isAlive ?? isAlive;
+  const alive = o.isAlive ?? processAlive;
   let moved = 0;
   let inLog: Set<string> | undefined;
   for (const name of names) {
@@ -262,14 +263,6 @@ function decisionIdsNearEnd(logPath: string): Set<string> {
   return ids;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return errnoOf(e) === 'EPERM'; // someone else's process: running
-  }
-}
 
 
 function unlinkQuietly(path: string): void {

@@ -3,10 +3,11 @@
 // and the pid of the one shipper that may run for this log.
 
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { writeFileAtomicSync } from '../core/atomic-write.ts';
+import { pidLockHolder, takePidLock, type PidLock } from '../core/pid-lock.ts';
 
 export function shipDirOf(logPath: string): string {
   return `${logPath}.ship`;
@@ -103,9 +104,7 @@ export function saveShipStatus(path: string, s: ShipStatus): void {
   }
 }
 
-export interface ShipperLock {
-  release(): void;
-}
+export type ShipperLock = PidLock;
 
 export function shipperLockPath(logPath: string): string {
   return join(shipDirOf(logPath), 'shipper.pid');
@@ -113,59 +112,17 @@ export function shipperLockPath(logPath: string): string {
 
 /** The pid of the live shipper of this log, or null. */
 export function shipperPid(logPath: string): number | null {
-  let text: string;
-  try {
-    text = readFileSync(shipperLockPath(logPath), 'utf8');
-  } catch {
-    return null;
-  }
-  const pid = Number.parseInt(text.trim(), 10);
-  return Number.isInteger(pid) && pid > 0 && alive(pid) ? pid : null;
+  return pidLockHolder(shipperLockPath(logPath));
 }
 
 /** Takes the log's shipper lock, or returns the pid of the live shipper that holds it. */
 export function lockShipper(logPath: string): ShipperLock | { heldBy: number } {
   ensureShipDir(logPath);
   const path = shipperLockPath(logPath);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
-    try {
-      fd = openSync(path, 'wx', 0o600);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new AsimovError('audit_io_error', `cannot lock ${path}: ${describeError(e)}`, { file: path }, { cause: e });
-      const holder = shipperPid(logPath);
-      if (holder !== null && holder !== process.pid) return { heldBy: holder };
-      try {
-        unlinkSync(path); // its shipper died: the lock is stale
-      } catch {
-        /* raced with another taker; the next attempt decides */
-      }
-      continue;
-    }
-    writeSync(fd, `${process.pid}\n`);
-    closeSync(fd);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        try {
-          if (readFileSync(path, 'utf8').trim() === String(process.pid)) unlinkSync(path);
-        } catch {
-          /* gone already */
-        }
-      },
-    };
-  }
-  throw new AsimovError('audit_io_error', `cannot lock ${path}: another process keeps taking it`, { file: path });
-}
-
-function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return takePidLock(path);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    throw new AsimovError('audit_io_error', `cannot lock ${path}: ${describeError(e)}`, { file: path }, { cause: e });
   }
 }
 
