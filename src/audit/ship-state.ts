@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { writeFileAtomicSync } from '../core/atomic-write.ts';
 import { pidLockHolder, takePidLock, type PidLock } from '../core/pid-lock.ts';
@@ -16,6 +17,15 @@ export function shipDirOf(logPath: string): string {
 /** A short stable name for a server in file names (its base URL's hash). */
 export function serverKey(server: string): string {
   return createHash('sha256').update(server).digest('hex').slice(0, 16);
+}
+
+/** The OS user this machine's decisions are made for, as the server and an OTLP receiver are told (null when unknown). */
+export function osUserName(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
 }
 
 export function cursorPathOf(logPath: string, sink: string): string {

@@ -8,10 +8,10 @@
 // the file held, so an edited line, a cut or a re-sealed chain shows there, whatever this process believes.
 
 import { statSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import { describeError } from '../core/errors.ts';
 import { cursorAfter, loadCursor, readBatch, saveCursor } from './log-cursor.ts';
-import { clientIdOf, cursorPathOf, loadShipStatus, saveShipStatus, serverKey, statusPathOf, type ShipStatus } from './ship-state.ts';
+import { clientIdOf, cursorPathOf, loadShipStatus, osUserName, saveShipStatus, serverKey, statusPathOf, type ShipStatus } from './ship-state.ts';
 
 /** A batch: at most this many lines and bytes (the server accepts 1,000 lines and 1 MiB by default). */
 export const SHIP_MAX_LINES = 500;
@@ -45,6 +45,8 @@ export interface ShipBatchResult {
   atEnd: boolean;
   /** Why shipping began again at line 1 (the log was rewritten under the cursor). */
   rewound?: string;
+  /** Lines of the log passed on so far, this batch included (the cursor's position). */
+  shipped: number;
   chain: ChainView;
 }
 
@@ -71,7 +73,7 @@ export async function shipBatch(t: ShipTarget): Promise<ShipBatchResult> {
   const batch = readBatch(t.logPath, loadCursor(cursorPath), { maxLines: t.maxLines ?? SHIP_MAX_LINES, maxBytes: t.maxBytes ?? SHIP_MAX_BYTES });
   const next = cursorAfter(batch);
   const body = {
-    client: { id: clientId, host: hostname(), user: safeUser() },
+    client: { id: clientId, host: hostname(), user: osUserName() },
     records: batch.lines.map((l) => l.text),
     // Only at the end of the log does the client know its head: what the server compares with what it holds.
     ...(batch.atEnd ? { local: { lines: next.seq, head: next.seq === 0 ? null : next.hash } } : {}),
@@ -84,6 +86,7 @@ export async function shipBatch(t: ShipTarget): Promise<ShipBatchResult> {
     duplicates: reply.duplicates,
     atEnd: batch.atEnd,
     ...(batch.rewound !== undefined ? { rewound: batch.rewound } : {}),
+    shipped: next.seq,
     chain: reply.chain,
   };
 }
@@ -128,14 +131,6 @@ async function post(t: ShipTarget, path: string, body: unknown): Promise<Records
   return r as RecordsReply;
 }
 
-function safeUser(): string | null {
-  try {
-    return userInfo().username;
-  } catch {
-    return null;
-  }
-}
-
 export interface FollowOptions extends ShipTarget {
   signal: AbortSignal;
   /** Stop after this long with nothing to ship (a shipper the hook started); undefined: never. */
@@ -157,6 +152,7 @@ export interface FollowOptions extends ShipTarget {
  */
 export async function followAndShip(o: FollowOptions): Promise<void> {
   const statusPath = statusPathOf(o.logPath, serverKey(o.server));
+  const clientId = clientIdOf(o.logPath);
   const pollMs = o.pollMs ?? 250;
   const heartbeatMs = o.heartbeatMs ?? 60_000;
   let backoff = 0;
@@ -172,18 +168,18 @@ export async function followAndShip(o: FollowOptions): Promise<void> {
       try {
         const r = await shipBatch(o);
         const now = new Date().toISOString();
-        shipped = r.sent > 0 || r.rewound ? (loadCursor(cursorPathOf(o.logPath, serverKey(o.server)))?.seq ?? shipped) : shipped;
+        shipped = r.shipped;
         lastSuccess = now;
         lastContact = Date.now();
         backoff = 0;
         if (r.sent > 0) lastSent = Date.now();
-        report(o, statusPath, { ok: true, at: now, lastSuccess, shipped, caughtUp: r.atEnd, chain: { status: r.chain.status, problem: r.chain.problem, headSeq: r.chain.headSeq } });
+        report(o, clientId, statusPath, { ok: true, at: now, lastSuccess, shipped, caughtUp: r.atEnd, chain: { status: r.chain.status, problem: r.chain.problem, headSeq: r.chain.headSeq } });
         if (r.atEnd) lastSize = size;
         else continue; // a backlog: the next batch now
       } catch (e) {
         const se = e instanceof ShipError ? e : new ShipError(describeError(e), true);
         backoff = se.retry ? Math.min(60_000, Math.max(1_000, backoff * 2)) : 60_000;
-        report(o, statusPath, { ok: false, at: new Date().toISOString(), error: se.message, shipped, caughtUp: false, ...(lastSuccess ? { lastSuccess } : {}) });
+        report(o, clientId, statusPath, { ok: false, at: new Date().toISOString(), error: se.message, shipped, caughtUp: false, ...(lastSuccess ? { lastSuccess } : {}) });
         await o.alongside?.().catch(() => {});
         // A shipper the hook started gives up after its idle time with the server unreachable too: the lines
         // wait in the log, and the next call starts another.
@@ -217,8 +213,8 @@ export async function followLog(logPath: string, signal: AbortSignal, idleExitMs
   }
 }
 
-function report(o: FollowOptions, path: string, s: Omit<ShipStatus, 'server' | 'clientId'>): void {
-  const full: ShipStatus = { server: o.server, clientId: clientIdOf(o.logPath), ...s };
+function report(o: FollowOptions, clientId: string, path: string, s: Omit<ShipStatus, 'server' | 'clientId'>): void {
+  const full: ShipStatus = { server: o.server, clientId, ...s };
   saveShipStatus(path, full);
   o.onStatus?.(full);
 }

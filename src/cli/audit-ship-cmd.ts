@@ -7,11 +7,11 @@ import { loadPolicy } from '../policy/load.ts';
 import type { AuditSettings } from '../policy/layers.ts';
 import { resolveTeamToken } from '../audit/team-token.ts';
 import { followAndShip, followLog, shipBatch, ShipError, shippedSoFar } from '../audit/shipper.ts';
-import { chainSentence, clientIdOf, describeShipStatus, loadShipStatus, lockShipper, serverKey, statusPathOf } from '../audit/ship-state.ts';
+import { chainSentence, clientIdOf, osUserName, describeShipStatus, loadShipStatus, lockShipper, serverKey, statusPathOf } from '../audit/ship-state.ts';
 import { verifyLog } from '../audit/verify.ts';
 import { exportBacklog } from '../audit/otlp-ship.ts';
 import type { OtlpExporter } from '../audit/otlp.ts';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import { VERSION } from './version.ts';
 import { describeError } from '../core/errors.ts';
 import { parseOptions } from './args.ts';
@@ -61,15 +61,7 @@ async function otlpExporterFor(io: CliIO, logPath: string): Promise<OtlpExporter
   const { otlpConfigFromSettings, createOtlpExporter } = await import('../audit/otlp.ts');
   const c = otlpConfigFromSettings(settings.otlp, io.env, settings.source);
   if (!c.ok) return { why: c.reason };
-  return createOtlpExporter({ ...c.config, resource: { hostName: hostname(), user: safeUser(), version: VERSION, clientId: clientIdOf(logPath) } });
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
+  return createOtlpExporter({ ...c.config, resource: { hostName: hostname(), user: osUserName() ?? 'unknown', version: VERSION, clientId: clientIdOf(logPath) } });
 }
 
 export async function auditShipCommand(argv: string[], logPath: string, io: CliIO): Promise<number> {

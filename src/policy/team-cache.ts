@@ -4,7 +4,8 @@
 // loadPolicy reads the copy as a managed layer. Every file is written whole to a temporary name and renamed,
 // owner-only, so a hook reading at any moment sees the old copy or the new one, never half of one.
 
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../core/atomic-write.ts';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFile } from '../core/read-regular.ts';
 
@@ -77,17 +78,6 @@ export function hasCopy(meta: TeamCacheMeta | null): meta is TeamCacheMeta & { e
   return meta !== null && meta.etag !== undefined && meta.version !== undefined && meta.none !== true;
 }
 
-function writeAtomic(file: string, data: string): void {
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    writeFileSync(tmp, data, { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-}
-
 function ensureDir(stateDir: string): TeamCachePaths {
   const p = teamCachePaths(stateDir);
   mkdirSync(p.dir, { recursive: true, mode: 0o700 });
@@ -96,7 +86,7 @@ function ensureDir(stateDir: string): TeamCachePaths {
 
 /** Writes meta.json alone (a check that changed nothing, or failed). */
 export function writeTeamMeta(stateDir: string, meta: TeamCacheMeta): void {
-  writeAtomic(ensureDir(stateDir).meta, `${JSON.stringify(meta, null, 2)}\n`);
+  writeFileAtomicSync(ensureDir(stateDir).meta, `${JSON.stringify(meta, null, 2)}\n`);
 }
 
 /**
@@ -105,8 +95,8 @@ export function writeTeamMeta(stateDir: string, meta: TeamCacheMeta): void {
  */
 export function writeTeamCache(stateDir: string, copy: { policy: string; groundRules: string | null; meta: TeamCacheMeta }): void {
   const p = ensureDir(stateDir);
-  writeAtomic(p.policy, copy.policy);
-  if (copy.groundRules !== null && copy.groundRules.trim() !== '') writeAtomic(p.groundRules, copy.groundRules);
+  writeFileAtomicSync(p.policy, copy.policy);
+  if (copy.groundRules !== null && copy.groundRules.trim() !== '') writeFileAtomicSync(p.groundRules, copy.groundRules);
   else rmSync(p.groundRules, { force: true });
   writeTeamMeta(stateDir, copy.meta);
 }
