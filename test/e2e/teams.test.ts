@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN } from '../helpers/asimov-cli.ts';
 import { runCli } from '../helpers/run-cli.ts';
-import { scratchPostgres } from '../helpers/postgres.ts';
+import { querySql, scratchPostgres } from '../helpers/postgres.ts';
 import { freePort, startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 import { createGate } from '../../src/gate/gate.ts';
 import { eventHash, GENESIS_HASH, sealEvent, sha256Hex, type AuditEventDraft } from '../../src/audit/event.ts';
@@ -119,17 +119,6 @@ async function stopChild(c: ChildProcess | undefined, signal: NodeJS.Signals = '
   });
 }
 
-async function query<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const { Client } = await import('pg');
-  const c = new Client({ connectionString: url });
-  c.on('error', () => {});
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
 
 async function until(what: string, f: () => Promise<boolean>, ms: number): Promise<void> {
   const end = Date.now() + ms;
@@ -194,30 +183,30 @@ test('three machines ship 10,000 decisions each through two replicas that die an
   // The decisions, in three interleaved streams, with the failures in the middle.
   const half = Math.floor(PER_MACHINE / 2);
   await Promise.all(ms.map((m) => decide(m, half)));
-  await until('some records on the server', async () => Number((await query<{ n: string }>(url, 'SELECT count(*) AS n FROM audit_records'))[0]!.n) > 0, 120_000);
+  await until('some records on the server', async () => Number((await querySql<{ n: string }>(url, 'SELECT count(*) AS n FROM audit_records'))[0]!.n) > 0, 120_000);
   await a.stop('SIGKILL');
-  await query(adminUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+  await querySql(adminUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
   await stopChild(ms[0]!.shipper, 'SIGKILL');
   await Promise.all(ms.map((m) => decide(m, 500, half)));
   startShipper(ms[0]!);
   a = await replica('a', a.port);
-  await query(adminUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
+  await querySql(adminUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [dbName]);
   await Promise.all(ms.map((m) => decide(m, PER_MACHINE - half - 500, half + 500)));
 
   await until(
     `every machine's ${PER_MACHINE} records on the server`,
     async () => {
-      const rows = await query<{ n: string }>(url, 'SELECT head_seq AS n FROM audit_clients');
+      const rows = await querySql<{ n: string }>(url, 'SELECT head_seq AS n FROM audit_clients');
       return rows.length === 3 && rows.every((r) => Number(r.n) === PER_MACHINE);
     },
     300_000,
   ).catch(async (e: Error) => {
-    const rows = await query(url, 'SELECT token_name, head_seq, status, problem, last_contact FROM audit_clients ORDER BY token_name');
+    const rows = await querySql(url, 'SELECT token_name, head_seq, status, problem, last_contact FROM audit_clients ORDER BY token_name');
     throw new Error(`${e.message}\n${JSON.stringify(rows)}\n${ms.map((m) => `${m.name}: ${m.said.join('').slice(-2000)}`).join('\n')}\nreplica a: ${a.log().slice(-2000)}\nreplica b: ${b.log().slice(-2000)}`);
   });
 
   // Exactly once, in order, every chain verifying from the database's copy alone.
-  const counts = await query<{ client_id: string; n: string; ids: string; lo: string; hi: string }>(
+  const counts = await querySql<{ client_id: string; n: string; ids: string; lo: string; hi: string }>(
     url,
     'SELECT client_id, count(*) AS n, count(DISTINCT decision_id) AS ids, min(seq) AS lo, max(seq) AS hi FROM audit_records GROUP BY client_id',
   );
@@ -226,7 +215,7 @@ test('three machines ship 10,000 decisions each through two replicas that die an
   for (const m of ms) {
     const clientId = readFileSync(`${m.log}.ship/client-id`, 'utf8').trim();
     const local = readFileSync(m.log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).decision_id as string);
-    const rows = await query<{ decision_id: string; hash: string; prev: string; event: Record<string, unknown> }>(url, 'SELECT decision_id, hash, prev, event FROM audit_records WHERE client_id = $1 ORDER BY seq', [clientId]);
+    const rows = await querySql<{ decision_id: string; hash: string; prev: string; event: Record<string, unknown> }>(url, 'SELECT decision_id, hash, prev, event FROM audit_records WHERE client_id = $1 ORDER BY seq', [clientId]);
     assert.deepEqual(rows.map((r) => r.decision_id), local, `${m.name}: the server holds the log's records, in its order`);
     let prev = GENESIS_HASH;
     for (const r of rows) {
@@ -235,7 +224,7 @@ test('three machines ship 10,000 decisions each through two replicas that die an
       prev = r.hash;
     }
   }
-  const statuses = await query<{ status: string; problem: string | null }>(url, 'SELECT status, problem FROM audit_clients');
+  const statuses = await querySql<{ status: string; problem: string | null }>(url, 'SELECT status, problem FROM audit_clients');
   assert.deepEqual(statuses.map((s) => s.status), ['ok', 'ok', 'ok'], JSON.stringify(statuses));
 
   // The fourth machine: ships, then its log is cut and re-sealed (a deny line deleted, the last lines cut).

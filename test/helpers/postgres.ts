@@ -152,3 +152,16 @@ async function startCluster(): Promise<Server | string> {
     },
   };
 }
+
+/** Runs one statement on its own connection to `url` (as a test's operator: looking at pg_stat_activity, killing asimov's connections). */
+export async function querySql<T = Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const { Client } = await import('pg');
+  const c = new Client({ connectionString: url });
+  c.on('error', () => {});
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as T[];
+  } finally {
+    await c.end().catch(() => {});
+  }
+}

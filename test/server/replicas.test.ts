@@ -8,9 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/serve.ts';
-import { scratchPostgres } from '../helpers/postgres.ts';
+import { querySql, scratchPostgres } from '../helpers/postgres.ts';
 
 const postgres = scratchPostgres();
 const SOFT = 'npm publish';
@@ -44,16 +43,9 @@ after(async () => {
   await b?.close();
 });
 
-/** Runs SQL on the server as its superuser (what an operator, or a failover, does to asimov's connections). */
+/** Runs SQL as the server's superuser (what an operator, or a failover, does to asimov's connections). */
 async function admin<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: (await postgres.adminUrl())! });
-  c.on('error', () => {});
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
+  return querySql<T>((await postgres.adminUrl())!, sql, params);
 }
 
 /** Kills asimov's connections to the test database whose current or last query matches; how many. */

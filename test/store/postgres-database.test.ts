@@ -4,24 +4,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { openDatabase, type ChannelSignal, type Database } from '../../src/store/database.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { redactDatabaseUrl } from '../../src/store/postgres-database.ts';
-import { scratchPostgres } from '../helpers/postgres.ts';
+import { querySql, scratchPostgres } from '../helpers/postgres.ts';
 
 const postgres = scratchPostgres();
 
-/** Runs SQL as the superuser (killing asimov's connections, as an operator or a failover would). */
+/** Runs SQL as the server's superuser (what an operator, or a failover, does to asimov's connections). */
 async function admin<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: (await postgres.adminUrl())! });
-  c.on('error', () => {});
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
+  return querySql<T>((await postgres.adminUrl())!, sql, params);
 }
 
 function dbName(url: string): string {
