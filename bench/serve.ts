@@ -44,6 +44,25 @@ function run(opts: autocannon.Options): Promise<autocannon.Result> {
   });
 }
 
+/** `asimov serve` (the built CLI) in its own process on a free loopback port, no rate limit; its URL once it listens. */
+export async function startServeProcess(bin: string, env: NodeJS.ProcessEnv, cwd: string, args: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--rate-limit', '0', ...args], { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    const t = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+  return { url, child };
+}
+
 export async function runServeBench(repoRoot: string, seconds: number): Promise<ServeBenchReport> {
   const bin = join(repoRoot, 'bin', 'asimov.cjs');
   if (!existsSync(join(repoRoot, 'dist', 'cmd-serve.cjs'))) return { skipped: 'dist/ is not built' };
@@ -61,20 +80,9 @@ export async function runServeBench(repoRoot: string, seconds: number): Promise<
     const made = spawnSync(process.execPath, [bin, 'serve', 'token', 'create', '--name', 'bench', '--scopes', 'decide'], { env, encoding: 'utf8', cwd: project });
     if (made.status !== 0) return { skipped: `token create failed: ${made.stderr.trim()}` };
     const token = made.stdout.trim();
-    child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--rate-limit', '0'], { env, cwd: project, stdio: ['ignore', 'ignore', 'pipe'] });
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = '';
-      const t = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
-      child!.stderr!.on('data', (c: Buffer) => {
-        err += c.toString();
-        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
-        if (m) {
-          clearTimeout(t);
-          resolve(m[1]!);
-        }
-      });
-      child!.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    });
+    const started = await startServeProcess(bin, env, project);
+    child = started.child;
+    const url = started.url;
     const base: autocannon.Options = {
       url: `${url}/v1/decide`,
       method: 'POST',

@@ -16,6 +16,7 @@ import { createGate } from './lib.ts';
 import { kickShipper } from '../src/cli/ship-kick.ts';
 import { GENESIS_HASH, sealEvent, type AuditEventDraft } from '../src/audit/event.ts';
 import { formatCount, infoRow, targetRow, type SummaryRow } from './report.ts';
+import { startServeProcess } from './serve.ts';
 
 export const TARGET_INGEST_RPS = 5000;
 
@@ -25,23 +26,6 @@ export interface TeamsBenchReport {
   ingest?: { machines: number; records: number; seconds: number; recordsPerSecond: number };
   latency?: { n: number; withoutMedianUs: number; withMedianUs: number; withPolicyMedianUs: number; withoutMeanUs: number; withMeanUs: number; withPolicyMeanUs: number; medianRatio: number; meanRatio: number };
   policy?: { seconds: number | null; intervalSec: number };
-}
-
-function startServe(bin: string, env: NodeJS.ProcessEnv, cwd: string, args: string[]): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--rate-limit', '0', ...args], { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(err);
-      if (m) {
-        clearTimeout(t);
-        resolve({ url: m[1]!, stop: () => child.kill('SIGTERM') });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
 }
 
 /** A log of n records shaped like the gate's (a shell call, its verdict, the policy hash), chained. */
@@ -100,7 +84,8 @@ export async function runTeamsBench(repoRoot: string, recordsPerMachine = 20_000
     };
     const machineTokens = [1, 2, 3].map((i) => token(`bench-laptop-${i}-${randomUUID().slice(0, 8)}`, 'report'));
     const admin = token(`bench-admin-${randomUUID().slice(0, 8)}`, 'admin,report');
-    serve = await startServe(bin, srvEnv, srvHome, dbArgs);
+    const started = await startServeProcess(bin, srvEnv, srvHome, dbArgs);
+    serve = { url: started.url, stop: () => started.child.kill('SIGTERM') };
 
     // 1. Ingest.
     const machines = machineTokens.map((t, i) => machineEnv(root, `m${i}`, serve!.url, t));
