@@ -8,7 +8,7 @@
 // hash has been rewritten under the reader, and the reader starts again from line 1. It does not judge the log:
 // the receiver, which kept what arrived before, compares the two and says what changed.
 
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { writeFileAtomicSync } from '../core/atomic-write.ts';
 import { GENESIS_HASH } from './event.ts';
@@ -93,7 +93,8 @@ export function cursorAfter(batch: Batch): LogCursor {
 export function readBatch(logPath: string, cursor: LogCursor | null, o: ReadBatchOptions): Batch {
   let fd: number;
   try {
-    fd = openSync(logPath, 'r');
+    // Non-blocking: a FIFO where the log belongs is reported below, never waited on.
+    fd = openSync(logPath, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], atEnd: true, from: cursor ?? { ...START, dev: 0, ino: 0 } };
     throw new AsimovError('audit_io_error', `cannot read the audit log ${logPath}: ${describeError(e)}`, { file: logPath }, { cause: e });

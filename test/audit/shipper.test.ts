@@ -2,6 +2,7 @@
 // edited, re-sealed, cut or replaced after it shipped: each is found from the records alone.
 
 import { test, before, after } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -161,4 +162,12 @@ test('a server that cannot be reached keeps the lines waiting; they go when it a
   const report = await srv.call('GET', `/v1/audit/clients/${clientIdOf(m.log)}`, { token });
   assert.equal(report.body.headSeq, 3);
   assert.ok(statuses.includes(true));
+});
+
+test('a FIFO where the log belongs is an error that names it, not a shipper waiting forever', async (t) => {
+  const s = gateScratch('asimov-ship-fifo-');
+  t.after(s.cleanup);
+  const log = join(s.root, 'audit.jsonl');
+  execFileSync('mkfifo', [log]);
+  await assert.rejects(shipBatch({ logPath: log, server: srv.url, token }), /is not a regular file/);
 });
