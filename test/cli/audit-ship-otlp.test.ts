@@ -24,8 +24,7 @@ before(async () => {
   log = cli.baseEnv().ASIMOV_AUDIT_LOG!;
 });
 after(async () => {
-  const pid = log ? shipperPid(log) : null;
-  if (pid !== null) process.kill(pid, 'SIGTERM');
+  // The scratch's own after() stops the shipper before removing the scratch.
   await rx?.close();
 });
 

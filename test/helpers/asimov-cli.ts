@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { shipperPid } from '../../src/audit/ship-state.ts';
+import { processAlive } from '../../src/core/pid-lock.ts';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
 
@@ -59,8 +61,25 @@ export function cliScratch(prefix = 'asimov-cli-'): CliScratch {
     s.project = join(s.home, 'project');
     mkdirSync(join(s.project, '.git'), { recursive: true });
   });
-  after(() => rmSync(s.root, { recursive: true, force: true }));
+  after(async () => {
+    // A hook run with `audit.remote` (or `audit.otlp`) set starts a background shipper that writes beside the
+    // scratch's log: it is stopped before the scratch goes, or it races the removal.
+    await stopShipper(join(s.root, 'audit.jsonl'));
+    rmSync(s.root, { recursive: true, force: true });
+  });
   return s;
+}
+
+/** Stops the background shipper of a log, if one runs, and waits (up to 5 s) until it has exited. */
+export async function stopShipper(log: string): Promise<void> {
+  const pid = shipperPid(log);
+  if (pid === null) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100 && processAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Fails when a run printed a stack trace. */
