@@ -3,11 +3,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoundedOutput, runCommand, runCommandSplit } from '../../src/exec/run-command.ts';
-import { gone, waitGone } from '../helpers/processes.ts';
+import { gone, readPidFile, waitGone } from '../helpers/processes.ts';
 
 let dir = '';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent-home' };
@@ -17,11 +17,6 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-
-async function readPid(file: string): Promise<number> {
-  for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 10));
-  return Number(readFileSync(file, 'utf8').trim());
-}
 
 test('output, exit code, cwd and stdin', async () => {
   const r = await runCommand({ command: 'pwd; echo err >&2; read x || echo "stdin: eof"; exit 3', cwd: dir, env: ENV, timeoutMs: 30_000 });
@@ -60,7 +55,7 @@ test('a timeout kills the whole process group, the grandchild included', async (
   const pidFile = join(dir, 'grandchild.pid');
   // bash -> subshell -> sleep: the sleep is the shell's grandchild, and ignores nothing.
   const run = runCommand({ command: `(sleep 300 & echo $! > ${pidFile}; wait)`, cwd: dir, env: ENV, timeoutMs: 1500, killGraceMs: 500 });
-  const grandchild = await readPid(pidFile);
+  const grandchild = await readPidFile(pidFile);
   assert.ok(grandchild > 0 && !gone(grandchild), 'the grandchild did not start');
   const r = await run;
   assert.equal(r.timedOut, true);
@@ -72,7 +67,7 @@ test('a timeout kills the whole process group, the grandchild included', async (
 test('control: killing only the shell leaves that grandchild running (what the group kill is for)', async () => {
   const pidFile = join(dir, 'control.pid');
   const child = spawn('/bin/bash', ['-c', `(sleep 300 & echo $! > ${pidFile}; wait)`], { env: ENV, stdio: 'ignore', detached: true });
-  const grandchild = await readPid(pidFile);
+  const grandchild = await readPidFile(pidFile);
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await exited;
@@ -87,7 +82,7 @@ test('control: killing only the shell leaves that grandchild running (what the g
 test('a group that ignores SIGTERM is killed with SIGKILL after the grace period', async () => {
   const pidFile = join(dir, 'stubborn.pid');
   const run = runCommand({ command: `trap '' TERM; (trap '' TERM; sleep 300 & echo $! > ${pidFile}; wait)`, cwd: dir, env: ENV, timeoutMs: 1000, killGraceMs: 300 });
-  const grandchild = await readPid(pidFile);
+  const grandchild = await readPidFile(pidFile);
   const r = await run;
   assert.equal(r.timedOut, true);
   assert.equal(r.signal, 'SIGKILL');
@@ -114,7 +109,7 @@ test('cancelling stops the group', async () => {
   const ac = new AbortController();
   const pidFile = join(dir, 'cancel.pid');
   const run = runCommand({ command: `sleep 300 & echo $! > ${pidFile}; wait`, cwd: dir, env: ENV, timeoutMs: 60_000, killGraceMs: 300, signal: ac.signal });
-  const pid = await readPid(pidFile);
+  const pid = await readPidFile(pidFile);
   ac.abort();
   const r = await run;
   assert.equal(r.aborted, true);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../helpers/serve.ts';
-import { gone, waitGone } from '../../helpers/processes.ts';
+import { gone, readPidFile, waitGone } from '../../helpers/processes.ts';
 
 let s: TestServer;
 let token = '';
@@ -22,11 +22,6 @@ after(async () => {
 });
 
 const exec = (body: Record<string, unknown>, tok: string | undefined = token) => s.call('POST', '/v1/execute', { token: tok, body: { cwd: s.project, ...body } });
-
-async function waitFile(file: string): Promise<string> {
-  for (let i = 0; i < 500 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
-  return readFileSync(file, 'utf8').trim();
-}
 
 describe('an allowed command', () => {
   test('runs: stdout and stderr apart, the exit code, the decision, and an audit record naming the token', async () => {
@@ -106,7 +101,7 @@ describe('an allowed command', () => {
       signal: ac.signal,
     });
     pending.catch(() => undefined);
-    const pid = Number(await waitFile(pidFile));
+    const pid = await readPidFile(pidFile);
     assert.ok(pid > 0 && !gone(pid));
     ac.abort();
     await assert.rejects(pending);
