@@ -1,18 +1,28 @@
 #!/usr/bin/env node
 // The `asimov` command. Everything lives in the bundled CLI (dist/cli.cjs); this file only loads it, after
 // giving a resident daemon, when one runs, the chance to answer a hook or a check (bin/daemon-client.cjs).
+// A hook line that `asimov wire` installed starts bin/hook-first-stage.pl first, which asks the daemon without
+// node at all and execs this file only when the call must be decided here.
 'use strict';
 const argv = process.argv.slice(2);
 const client = require('./daemon-client.cjs');
+const isHook = argv[0] === 'hook';
 
-if (client.eligible(argv, process.env)) {
-  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io)));
+const fromFirstStage = client.firstStageHandover(process.env);
+if (fromFirstStage !== null) {
+  // The first stage already asked the daemon (or knew there was none): decide here, from the client's start.
+  runHere({ started: fromFirstStage.started }, fromFirstStage.why);
+} else if (client.eligible(argv, process.env)) {
+  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io, r.why)));
 } else {
-  runHere(undefined);
+  runHere(undefined, 'off');
 }
 
-/** Decides in this process; `handover` carries the stdin the daemon client already read, and the start time. */
-function runHere(handover) {
+/**
+ * Decides in this process; `handover` carries the stdin the daemon client already read, and the start time.
+ * `why` is why no daemon answered: a hook that found none starts one for the calls after it, once answered.
+ */
+function runHere(handover, why) {
   let loaded;
   try {
     loaded = require('./load-cli.cjs').loadCli();
@@ -23,11 +33,14 @@ function runHere(handover) {
   const io = handover ? Object.assign(loaded.cli.processIO(), handover) : undefined;
   // A hook must reply and be gone: a request the deadline abandoned (a slow judge) must not keep it alive
   // until the watchdog kills it. Other commands end when their work does.
-  const isHook = argv[0] === 'hook';
   loaded.cli.main(argv, io).then(
     (code) => {
       process.exitCode = code;
-      if (isHook) process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+      if (!isHook) return;
+      process.stdout.write('', () => process.stderr.write('', () => {
+        if (client.wantsDaemon(why)) client.autostartDaemon(process.env);
+        process.exit(code);
+      }));
     },
     (e) => { process.stderr.write(`asimov: ${e && e.message ? e.message : e}\n`); process.exitCode = 1; },
   );

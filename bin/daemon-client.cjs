@@ -25,9 +25,64 @@ const CHECK_TIMEOUT_MS = 120_000;
 const MAX_SOCKET_PATH_BYTES = 100;
 const CLI = path.join(__dirname, '..', 'dist', 'cli.cjs');
 
+/** At most one start of a daemon on demand per this long, per socket directory. */
+const AUTOSTART_INTERVAL_MS = 30_000;
+
+/** `ASIMOV_DAEMON`: `off` (or `0`) bypasses the daemon; `manual` uses one that runs but never starts one. */
+function daemonMode(env) {
+  const v = env.ASIMOV_DAEMON;
+  if (v === 'off' || v === '0') return 'off';
+  return v === 'manual' ? 'manual' : 'auto';
+}
+
+/**
+ * What the hook's first stage (bin/hook-first-stage.pl) says when it hands a call to node: how long it has
+ * run (so that the deadline still counts from the client's start) and why the daemon did not answer. Null when
+ * this process was not started by it. The variable is removed from the environment: nothing after this reads it.
+ */
+function firstStageHandover(env) {
+  const raw = env.ASIMOV_FIRST_STAGE;
+  if (raw === undefined) return null;
+  delete env.ASIMOV_FIRST_STAGE;
+  const m = /^(\d{1,9}),([a-z-]{1,20})$/.exec(raw);
+  const startedHere = Math.floor(Date.now() - process.uptime() * 1000);
+  if (m === null) return { started: startedHere, why: 'unknown' };
+  // An age beyond ten minutes is no age a hook can have (its deadline is at most that): ignored, not trusted.
+  const age = Math.min(Number(m[1]), 600_000);
+  return { started: startedHere - age, why: m[2] };
+}
+
+/**
+ * Starts a resident daemon in the background (`asimov daemon start`, detached) for the calls after this one,
+ * after a hook call found none to answer it. At most once per AUTOSTART_INTERVAL_MS (a stamp file in the
+ * socket's directory), never into a directory others can enter, and never when ASIMOV_DAEMON is off or manual.
+ * Costs this process a fork and nothing on the call's path (the reply is already written). Never throws.
+ */
+function autostartDaemon(env) {
+  try {
+    if (daemonMode(env) !== 'auto' || typeof process.getuid !== 'function') return false;
+    const uid = process.getuid();
+    const dir = path.dirname(socketPathFor(env, uid));
+    if (fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!isPrivateDir(dir, uid)) return false;
+    const stamp = path.join(dir, 'autostart');
+    const st = fs.lstatSync(stamp, { throwIfNoEntry: false });
+    if (st !== undefined && (!st.isFile() || Date.now() - st.mtimeMs < AUTOSTART_INTERVAL_MS)) return false;
+    fs.writeFileSync(stamp, `${process.pid}\n`, { mode: 0o600 });
+    const child = require('node:child_process').spawn(process.execPath, [path.join(__dirname, 'asimov.cjs'), 'daemon', 'start'], {
+      detached: true, stdio: 'ignore', cwd: '/', env,
+    });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether this command line may go to the daemon at all. */
 function eligible(argv, env) {
-  if (env.ASIMOV_DAEMON === 'off' || env.ASIMOV_DAEMON === '0') return false;
+  if (daemonMode(env) === 'off') return false;
   if (typeof process.getuid !== 'function') return false;
   if (argv[0] === 'hook') return true;
   if (argv[0] !== 'check') return false;
@@ -184,23 +239,26 @@ function handover(chunks, complete) {
 }
 
 /**
- * Tries the daemon. Resolves `{ reply }` with what to write and the exit code, or `{ io }` with the fields the
- * in-process path must use instead of its own (the stdin already read here, and this process's start), or
- * `{}` when nothing was read. Never rejects.
+ * Tries the daemon. Resolves `{ reply }` with what to write and the exit code, or `{ io, why }` with the fields
+ * the in-process path must use instead of its own (the stdin already read here, and this process's start) and
+ * why the daemon did not answer, or `{ why }` when nothing was read. Never rejects.
  */
 async function viaDaemon(argv, env) {
   const started = Math.floor(Date.now() - process.uptime() * 1000);
   let chunks = [];
   let complete = true;
   let read = false;
+  let why = 'failed';
   try {
     const uid = process.getuid();
     const socketPath = socketPathFor(env, uid);
-    if (!isPrivateDir(path.dirname(socketPath), uid)) return {};
+    const dir = path.dirname(socketPath);
+    if (!isPrivateDir(dir, uid)) return { why: fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined ? 'absent' : 'unsafe' };
     const sock = fs.lstatSync(socketPath, { throwIfNoEntry: false });
-    if (sock === undefined || !sock.isSocket() || sock.uid !== uid) return {};
+    if (sock === undefined) return { why: 'absent' };
+    if (!sock.isSocket() || sock.uid !== uid) return { why: 'unsafe' };
     const build = buildIdOf(CLI);
-    if (build === null) return {};
+    if (build === null) return { why: 'nobuild' };
     const isHook = argv[0] === 'hook';
     const deadline = isHook ? started + deadlineMsOf(argv) - DEADLINE_MARGIN_MS : Date.now() + CHECK_TIMEOUT_MS;
     if (isHook) {
@@ -210,12 +268,24 @@ async function viaDaemon(argv, env) {
     }
     const stdin = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     const request = { v: PROTOCOL_VERSION, op: 'run', build, argv, cwd: process.cwd(), env, started, stdin: stdin.toString('base64') };
-    const reply = runReply(await ask(socketPath, request, deadline));
-    if (reply === null) throw new Error('no usable reply');
+    const answer = await ask(socketPath, request, deadline).catch((e) => {
+      why = e && (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') ? 'absent' : 'no-reply';
+      throw e;
+    });
+    const reply = runReply(answer);
+    if (reply === null) {
+      why = answer && answer.stale === true ? 'stale' : 'refused';
+      throw new Error('no usable reply');
+    }
     return { reply };
   } catch {
-    return read ? { io: { stdin: handover(chunks, complete), started } } : {};
+    return read ? { io: { stdin: handover(chunks, complete), started }, why } : { why };
   }
+}
+
+/** Whether a call decided in process for this reason should start a daemon: none answered, or an old one. */
+function wantsDaemon(why) {
+  return why === 'absent' || why === 'stale';
 }
 
 /** Writes the daemon's reply and exits with its code once both streams are flushed. */
@@ -227,4 +297,7 @@ function finish(reply) {
   process.stdout.write(reply.stdout, () => process.stderr.write(reply.stderr, () => process.exit(reply.exitCode)));
 }
 
-module.exports = { eligible, viaDaemon, finish, socketPathFor, isPrivateDir, buildIdOf, deadlineMsOf, DEFAULT_DEADLINE_MS, PROTOCOL_VERSION };
+module.exports = {
+  eligible, viaDaemon, finish, socketPathFor, isPrivateDir, buildIdOf, deadlineMsOf, daemonMode, firstStageHandover,
+  autostartDaemon, wantsDaemon, DEFAULT_DEADLINE_MS, PROTOCOL_VERSION, AUTOSTART_INTERVAL_MS,
+};

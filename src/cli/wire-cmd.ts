@@ -13,7 +13,7 @@ import {
 } from '../wire/record.ts';
 import { toolsServerLaunch, type ToolsServerLaunch } from '../wire/mcp-server-entry.ts';
 import { findClient, listClients, type ClientStatus } from '../wire/clients.ts';
-import { buildHookCommand, detectWatchdog } from '../wire/hook-command.ts';
+import { buildHookCommand, DAEMON_MODES, detectWatchdog, type DaemonMode } from '../wire/hook-command.ts';
 import { readTextFile, resolveTarget, writeFileAtomic } from '../wire/write-file.ts';
 import { parseOptions } from './args.ts';
 import { cwdOption } from './cwd-option.ts';
@@ -21,7 +21,7 @@ import { EXIT, UsageError, type CliIO } from './io.ts';
 
 export const WIRE_HELP = `Usage:
   asimov wire <client…> | --all [--scope S] [--tier 1|2|3] [--dry-run] [--uninstall]
-                       [--on-allow approve|passthrough] [--deadline-ms N] [--cwd DIR]
+                       [--on-allow approve|passthrough] [--deadline-ms N] [--daemon auto|manual|off] [--cwd DIR]
   asimov wire --list [--verbose] [--json] [--cwd DIR]
   asimov wire --refresh [--dry-run]
 
@@ -37,6 +37,10 @@ wire claude   adds asimov's PreToolUse and PermissionRequest hooks (matcher "*")
               other settings and hooks keep their bytes. --uninstall removes exactly asimov's entries.
               --dry-run prints the changes and a diff and writes nothing.
               --on-allow and --deadline-ms are passed to \`asimov hook claude\`.
+--daemon      how the hook line uses the resident daemon (docs/daemon.md). auto (default): the line starts
+              a small perl first stage that hands the call to the daemon without starting node, and the
+              first call that finds none starts one; manual: the same, but only a daemon you start is
+              used; off: every call starts node and decides in its own process.
 wire <other>  the same for the client's own hook config (format kept, exact uninstall, the client's trust
               record where it has one). Several clients may be named at once.
 --all         wires every client detected on this machine (each at its usual tier and default scope, or
@@ -69,6 +73,7 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       uninstall: { type: 'boolean' },
       'on-allow': { type: 'string' },
       'deadline-ms': { type: 'string' },
+      daemon: { type: 'string' },
       list: { type: 'boolean' },
       all: { type: 'boolean' },
       refresh: { type: 'boolean' },
@@ -91,8 +96,8 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
   }
   if (values.json) throw new UsageError('--json goes with --list');
   if (values.refresh) {
-    if (positionals.length > 0 || values.all || values.uninstall || values.scope !== undefined || values.tier !== undefined || values['on-allow'] !== undefined || values['deadline-ms'] !== undefined) {
-      throw new UsageError('--refresh rewires every recorded place with the options it was wired with: give no client, --all, --uninstall, --scope, --tier, --on-allow or --deadline-ms');
+    if (positionals.length > 0 || values.all || values.uninstall || values.scope !== undefined || values.tier !== undefined || values['on-allow'] !== undefined || values['deadline-ms'] !== undefined || values.daemon !== undefined) {
+      throw new UsageError('--refresh rewires every recorded place with the options it was wired with: give no client, --all, --uninstall, --scope, --tier, --on-allow, --deadline-ms or --daemon');
     }
     return refreshCommand(io, { home, dryRun: values['dry-run'] === true });
   }
@@ -146,6 +151,10 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       throw new UsageError(`--deadline-ms must be a whole number from 100 to 600000, got '${values['deadline-ms']}'`);
     }
   }
+  const daemon = values.daemon;
+  if (daemon !== undefined && !(DAEMON_MODES as readonly string[]).includes(daemon)) {
+    throw new UsageError(`--daemon must be ${DAEMON_MODES.join(', ')}, got '${daemon}'`);
+  }
   const dryRun = values['dry-run'] === true;
   const record = openRecord(io, home);
   let code: number = EXIT.ok;
@@ -156,6 +165,7 @@ export async function wireCommand(argv: string[], io: CliIO): Promise<number> {
       uninstall: values.uninstall === true,
       args: onAllow ? ['--on-allow', onAllow] : [],
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      ...(daemon !== undefined ? { daemon: daemon as DaemonMode } : {}),
     });
     // One client's unreadable config does not stop the others; the exit code says something failed.
     if (one !== EXIT.ok) code = one;
@@ -216,6 +226,7 @@ async function refreshCommand(io: CliIO, o: { home: string; dryRun: boolean }): 
     const one = await wireTarget(io, target, {
       home: o.home, cwd: place.projectRoot ?? io.cwd, scope: place.scope, dryRun: o.dryRun, uninstall: false, record,
       file: place.file, args: place.args, ...(place.deadlineMs !== undefined ? { deadlineMs: place.deadlineMs } : {}),
+      ...(place.daemon !== undefined ? { daemon: place.daemon } : {}),
       ...(place.projectRoot !== undefined ? { projectRoot: place.projectRoot } : {}),
     });
     if (one !== EXIT.ok) code = one;
@@ -239,6 +250,8 @@ export interface WireOptions {
   uninstall: boolean;
   args: string[];
   deadlineMs?: number;
+  /** How the hook line uses the resident daemon (default auto). */
+  daemon?: DaemonMode;
   /** The project a recorded place belongs to; else the one found above `cwd`. */
   projectRoot?: string;
   /** The config file of a recorded place (as it was recorded); else the scope's file here. */
@@ -273,10 +286,10 @@ export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Prom
         + `The hook must name asimov by an absolute path that keeps working, so run wire from an installed asimov (\`npm install -g asimov-firewall\`, then \`asimov wire ${t.client}\`).\n`);
       return EXIT.error;
     }
-    const watchdog = detectWatchdog(io.env);
+    const watchdog = detectWatchdog(io.env, o.daemon);
     noWatchdog = watchdog.kind === 'none';
     const built = buildHookCommand({
-      client: t.client, nodePath: process.execPath, asimovPath, args: o.args, watchdog,
+      client: t.client, nodePath: process.execPath, asimovPath, args: o.args, watchdog, ...(o.daemon !== undefined ? { daemon: o.daemon } : {}),
       ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
     });
     command = built.command;
@@ -321,6 +334,7 @@ export async function wireTarget(io: CliIO, t: WireTarget, o: WireOptions): Prom
     recordPlace(o.record, {
       ...key, scope: o.scope, ...(o.scope === 'user' || o.scope === 'system' ? {} : { projectRoot }),
       args: o.args, ...(o.deadlineMs !== undefined ? { deadlineMs: o.deadlineMs } : {}),
+      ...(o.daemon !== undefined && o.daemon !== 'auto' ? { daemon: o.daemon } : {}),
       wiredAt: new Date().toISOString(),
       files: written,
     });

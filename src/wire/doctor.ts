@@ -195,7 +195,7 @@ async function checkCommandLine(hook: FoundHook, o: DoctorOptions): Promise<Doct
 
 /** Whether the command line starts with the watchdog buildHookCommand puts in front of asimov. */
 export function hasWatchdog(command: string): boolean {
-  return /^\S*(timeout|perl)['"]? /.test(command);
+  return /^\S*(timeout|perl)['"]? /.test(command.replace(/^ASIMOV_DAEMON=[a-z]+ /, ''));
 }
 
 export interface CommandLineRun {

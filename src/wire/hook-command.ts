@@ -4,7 +4,7 @@
 // could change), kills asimov at its deadline with a watchdog, and maps any non-zero exit to exit 2 with
 // a reason on stderr. asimov's own reply is always JSON on stdout with exit 0, so non-zero means failure.
 
-import { isAbsolute } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { findExecutable } from '../core/executables.ts';
 import { shellQuote } from '../core/tools.ts';
 import { parseShell } from '../shell/parse.ts';
@@ -19,10 +19,26 @@ const WATCHDOG_GRACE_MS = 2_000;
 /** Between the watchdog's kill and the client's timeout: the client must never be the one to give up. */
 const CLIENT_TIMEOUT_MARGIN_S = 8;
 
+/**
+ * What runs in front of node on the line. `first-stage`: bin/hook-first-stage.pl under this perl, which asks the
+ * resident daemon without starting node at all and is the watchdog too (its alarm survives the exec into node
+ * when the call must be decided in process). `timeout` and `perl`: a watchdog only, node always starts.
+ */
 export type Watchdog =
+  | { kind: 'first-stage'; path: string }
   | { kind: 'timeout'; path: string }
   | { kind: 'perl'; path: string }
   | { kind: 'none' };
+
+/**
+ * How the line uses the resident daemon (`ASIMOV_DAEMON`): `auto` (the default) uses it and starts one on
+ * demand, `manual` uses one that runs but never starts one, `off` decides every call in its own process.
+ */
+export type DaemonMode = 'auto' | 'manual' | 'off';
+export const DAEMON_MODES: readonly DaemonMode[] = ['auto', 'manual', 'off'];
+
+/** The first stage's file, beside asimov's entry point. */
+export const FIRST_STAGE_FILE = 'hook-first-stage.pl';
 
 export interface HookCommandOptions {
   /** Client name as `asimov hook <client>` takes it. */
@@ -35,6 +51,8 @@ export interface HookCommandOptions {
   /** Extra arguments for `asimov hook <client>` (such as `--on-allow passthrough`). */
   args?: readonly string[];
   watchdog: Watchdog;
+  /** Written into the line as `ASIMOV_DAEMON=…` unless `auto`. */
+  daemon?: DaemonMode;
 }
 
 export interface HookCommand {
@@ -56,15 +74,37 @@ export function buildHookCommand(o: HookCommandOptions): HookCommand {
   const killAfterSec = watchdogKillSec(deadlineMs);
   const asimov = [o.nodePath, o.asimovPath, 'hook', o.client, '--deadline-ms', String(deadlineMs), ...(o.args ?? [])];
   let prefix: string[] = [];
-  if (o.watchdog.kind === 'timeout') prefix = [o.watchdog.path, '-s', 'KILL', String(killAfterSec)];
+  if (o.watchdog.kind === 'first-stage') prefix = [o.watchdog.path, firstStagePath(o.asimovPath), String(killAfterSec)];
+  else if (o.watchdog.kind === 'timeout') prefix = [o.watchdog.path, '-s', 'KILL', String(killAfterSec)];
   // perl's alarm survives exec, so SIGALRM ends the node process it becomes (macOS has no `timeout`).
   else if (o.watchdog.kind === 'perl') prefix = [o.watchdog.path, '-e', 'alarm shift; exec @ARGV or exit 127', String(killAfterSec)];
-  const words = [...prefix, ...asimov].map(shellQuote).join(' ');
+  const daemon = o.daemon ?? 'auto';
+  if (!DAEMON_MODES.includes(daemon)) throw new Error(`the daemon mode must be one of ${DAEMON_MODES.join(', ')}, got ${String(daemon)}`);
+  // A POSIX shell's assignment before a command: in that command's environment only.
+  const assignment = daemon === 'auto' ? '' : `ASIMOV_DAEMON=${daemon} `;
+  const words = assignment + [...prefix, ...asimov].map(shellQuote).join(' ');
   // asimov itself exits 2 only when it blocks on purpose (reason already on stderr); anything else non-zero
   // is a failure (node or asimov missing, a crash, the watchdog's kill) and gets a reason of its own.
   const onFailure = `{ s=$?; [ $s -eq 2 ] || echo "asimov: the ${o.client} hook failed (exit $s), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
   const command = `${words} || ${onFailure} # ${HOOK_MARKER}${o.client}`;
   return { command, clientTimeoutSec: clientTimeoutSecFor(deadlineMs), deadlineMs };
+}
+
+/** bin/hook-first-stage.pl of the asimov whose entry point (bin/asimov.cjs) is given. */
+export function firstStagePath(asimovPath: string): string {
+  return join(dirname(asimovPath), FIRST_STAGE_FILE);
+}
+
+/** The daemon mode a line of asimov's is written with (the `ASIMOV_DAEMON=` it starts with, else auto). */
+export function hookDaemonMode(line: string): DaemonMode {
+  const m = /^ASIMOV_DAEMON=([a-z]+) /.exec(line);
+  return m && (DAEMON_MODES as readonly string[]).includes(m[1]!) ? (m[1] as DaemonMode) : 'auto';
+}
+
+/** Whether a line of asimov's starts the first stage (bin/hook-first-stage.pl) rather than node. */
+export function hookHasFirstStage(line: string): boolean {
+  const words = line.replace(/^ASIMOV_DAEMON=[a-z]+ /, '').split(' ', 2);
+  return words.length === 2 && /(^|\/)perl'?$/.test(words[0]!) && words[1]!.replace(/'/g, '').endsWith(`/${FIRST_STAGE_FILE}`);
 }
 
 /** When the watchdog kills asimov: its deadline plus the time to write the deny reply, in whole seconds. */
@@ -92,8 +132,15 @@ export function isAsimovHookCommand(command: unknown, client?: string): boolean 
   return client === undefined ? tag.length > 0 : tag === client;
 }
 
-/** The watchdog this machine offers: coreutils `timeout`, else perl's alarm, else none (doctor warns). */
-export function detectWatchdog(env: NodeJS.ProcessEnv = process.env): Watchdog {
+/**
+ * What this machine offers in front of node: the first stage under perl (unless the daemon is off, where it
+ * would only add a process), else coreutils `timeout`, else perl's alarm, else none (doctor warns).
+ */
+export function detectWatchdog(env: NodeJS.ProcessEnv = process.env, daemon: DaemonMode = 'auto'): Watchdog {
+  if (daemon !== 'off') {
+    const perl = findExecutable('perl', env);
+    if (perl) return { kind: 'first-stage', path: perl };
+  }
   const t = findExecutable('timeout', env);
   if (t) return { kind: 'timeout', path: t };
   const p = findExecutable('perl', env);
@@ -122,10 +169,11 @@ export function isOwnHookCommand(line: string, client: string, own: OwnInstall, 
   const deadlineMs = hookDeadlineMs(line);
   const onAllow = /--on-allow '?([A-Za-z-]{1,20})'? /.exec(line);
   const args = onAllow ? ['--on-allow', onAllow[1]!] : [];
+  const daemon = hookDaemonMode(line);
   for (const watchdog of watchdogsOf(line, env)) {
     try {
       const built = buildHookCommand({
-        client, nodePath: own.nodePath, asimovPath: own.asimovPath, args, watchdog,
+        client, nodePath: own.nodePath, asimovPath: own.asimovPath, args, watchdog, daemon,
         ...(deadlineMs !== null ? { deadlineMs } : {}),
       });
       if (built.command === line) return true;
@@ -138,11 +186,12 @@ export function isOwnHookCommand(line: string, client: string, own: OwnInstall, 
 
 /** The watchdogs a line of asimov's may start with: none, this machine's, or the line's own from a system directory. */
 function watchdogsOf(line: string, env: NodeJS.ProcessEnv): Watchdog[] {
-  const out: Watchdog[] = [{ kind: 'none' }, detectWatchdog(env)];
-  const first = /^([^\s']+) /.exec(line)?.[1];
+  const out: Watchdog[] = [{ kind: 'none' }, detectWatchdog(env, 'auto'), detectWatchdog(env, 'off')];
+  const first = /^([^\s']+) /.exec(line.replace(/^ASIMOV_DAEMON=[a-z]+ /, ''))?.[1];
   if (first !== undefined && SYSTEM_BIN_DIRS.includes(first.slice(0, first.lastIndexOf('/')))) {
     const name = first.slice(first.lastIndexOf('/') + 1);
     if (name === 'timeout' || name === 'perl') out.push({ kind: name, path: first });
+    if (name === 'perl') out.push({ kind: 'first-stage', path: first });
   }
   return out;
 }

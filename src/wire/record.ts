@@ -40,6 +40,8 @@ export interface WiredPlace {
   /** Extra arguments of the hook (`--on-allow passthrough`), as wire was given them. */
   args: string[];
   deadlineMs?: number;
+  /** `--daemon manual|off` as wire was given it (absent: auto). */
+  daemon?: 'manual' | 'off';
   /** When wire last wrote this place (ISO 8601). */
   wiredAt: string;
   files: WrittenFile[];
@@ -88,6 +90,7 @@ function isWiredPlace(x: unknown): x is WiredPlace {
     && (x['projectRoot'] === undefined || isAbs(x['projectRoot']))
     && Array.isArray(x['args']) && x['args'].every(isString)
     && (x['deadlineMs'] === undefined || Number.isInteger(x['deadlineMs']))
+    && (x['daemon'] === undefined || x['daemon'] === 'manual' || x['daemon'] === 'off')
     && isString(x['wiredAt'])
     && Array.isArray(files) && files.every((f) => isPlainObject(f) && isAbs(f['path']) && typeof f['created'] === 'boolean'
       && Array.isArray(f['createdDirs']) && f['createdDirs'].every(isAbs));

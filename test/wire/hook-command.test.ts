@@ -5,10 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildHookCommand, detectWatchdog, isAsimovHookCommand, isOwnHookCommand, DEFAULT_DEADLINE_MS, type Watchdog } from '../../src/wire/hook-command.ts';
+import { join, resolve } from 'node:path';
+import {
+  buildHookCommand, detectWatchdog, hookDaemonMode, hookHasFirstStage, isAsimovHookCommand, isOwnHookCommand, DEFAULT_DEADLINE_MS, FIRST_STAGE_FILE, type Watchdog,
+} from '../../src/wire/hook-command.ts';
 import { findExecutable } from '../../src/core/executables.ts';
 import { shellQuote } from '../../src/core/tools.ts';
 
@@ -19,6 +21,8 @@ before(() => {
   // Spaces and a single quote in the path, as in a home directory called "Jo's Mac".
   dir = join(root, "Jo's scripts dir");
   mkdirSync(dir);
+  // The first stage sits beside asimov's entry point; here the entry points are the scripts below.
+  copyFileSync(resolve(import.meta.dirname, '../../bin', FIRST_STAGE_FILE), join(dir, FIRST_STAGE_FILE));
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -47,7 +51,25 @@ describe('buildHookCommand', () => {
     assert.ok(t.command.startsWith(`/usr/bin/timeout -s KILL 42 /n/node /a/bin/asimov.cjs hook claude --deadline-ms ${DEFAULT_DEADLINE_MS} || `), t.command);
     const p = buildHookCommand({ ...base, watchdog: { kind: 'perl', path: '/usr/bin/perl' } });
     assert.ok(p.command.startsWith(`/usr/bin/perl -e 'alarm shift; exec @ARGV or exit 127' 42 /n/node `), p.command);
+    const f = buildHookCommand({ ...base, watchdog: { kind: 'first-stage', path: '/usr/bin/perl' } });
+    assert.ok(f.command.startsWith(`/usr/bin/perl /a/bin/hook-first-stage.pl 42 /n/node /a/bin/asimov.cjs hook claude --deadline-ms ${DEFAULT_DEADLINE_MS} || `), f.command);
     assert.ok(t.clientTimeoutSec * 1000 > DEFAULT_DEADLINE_MS + 2000, 'the client must outlast the watchdog');
+  });
+  test('the daemon mode: auto writes nothing, manual and off an assignment in front; anything else is refused', () => {
+    const fs = { kind: 'first-stage', path: '/usr/bin/perl' } as const;
+    const auto = buildHookCommand({ ...base, watchdog: fs, daemon: 'auto' }).command;
+    assert.equal(auto, buildHookCommand({ ...base, watchdog: fs }).command);
+    assert.equal(hookDaemonMode(auto), 'auto');
+    assert.ok(hookHasFirstStage(auto));
+    const manual = buildHookCommand({ ...base, watchdog: fs, daemon: 'manual' }).command;
+    assert.ok(manual.startsWith('ASIMOV_DAEMON=manual /usr/bin/perl /a/bin/hook-first-stage.pl 42 '), manual);
+    assert.equal(hookDaemonMode(manual), 'manual');
+    assert.ok(hookHasFirstStage(manual));
+    const off = buildHookCommand({ ...base, watchdog: { kind: 'timeout', path: '/usr/bin/timeout' }, daemon: 'off' }).command;
+    assert.ok(off.startsWith('ASIMOV_DAEMON=off /usr/bin/timeout -s KILL 42 /n/node '), off);
+    assert.equal(hookDaemonMode(off), 'off');
+    assert.ok(!hookHasFirstStage(off));
+    assert.throws(() => buildHookCommand({ ...base, watchdog: fs, daemon: 'sometimes' as never }), /daemon mode/);
   });
   test('paths with spaces and quotes are quoted', () => {
     const r = buildHookCommand({ client: 'claude', nodePath: "/x y/it's/node", asimovPath: '/a b/asimov.cjs', watchdog: { kind: 'none' } });
@@ -86,6 +108,9 @@ describe('isOwnHookCommand (the only lines asimov doctor runs)', () => {
     assert.ok(isOwnHookCommand(line({ client: 'claude', args: ['--on-allow', 'passthrough'] }), 'claude', own));
     assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'timeout', path: '/usr/bin/timeout' } }), 'gemini', own));
     assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'perl', path: '/bin/perl' } }), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'first-stage', path: '/usr/bin/perl' } }), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'first-stage', path: '/usr/bin/perl' }, daemon: 'manual' }), 'gemini', own));
+    assert.ok(isOwnHookCommand(line({ watchdog: { kind: 'timeout', path: '/usr/bin/timeout' }, daemon: 'off' }), 'gemini', own));
     const w = detectWatchdog();
     assert.ok(isOwnHookCommand(line({ watchdog: w }), 'gemini', own), 'the watchdog this machine offers');
   });
@@ -101,6 +126,10 @@ describe('isOwnHookCommand (the only lines asimov doctor runs)', () => {
       ok.replace('/usr/bin/timeout', '/tmp/timeout'),
       line({ watchdog: { kind: 'timeout', path: '/home/u/bin/timeout' } }),
       line({ args: ['--verbose'] }),
+      `ASIMOV_DAEMON=on ${ok}`,
+      `LD_PRELOAD=/tmp/x.so ${ok}`,
+      line({ watchdog: { kind: 'first-stage', path: '/usr/bin/perl' } }).replace('/opt/asi mov/it\'\\\'\'s/bin/hook-first-stage.pl', '/tmp/hook-first-stage.pl'),
+      line({ watchdog: { kind: 'first-stage', path: '/tmp/perl' } }),
     ];
     for (const l of not) assert.equal(isOwnHookCommand(l, 'gemini', own), false, l);
     assert.equal(isOwnHookCommand(ok, 'claude', own), false, 'another client');
@@ -116,11 +145,15 @@ describe('findExecutable and detectWatchdog', () => {
     }
     return d;
   }
-  test('prefers coreutils timeout, then perl, else none', () => {
+  test('prefers the first stage under perl; with the daemon off, coreutils timeout, then perl, else none', () => {
     const both = binDir(['timeout', 'perl']);
-    assert.deepEqual(detectWatchdog({ PATH: both }), { kind: 'timeout', path: join(both, 'timeout') });
+    assert.deepEqual(detectWatchdog({ PATH: both }), { kind: 'first-stage', path: join(both, 'perl') });
+    assert.deepEqual(detectWatchdog({ PATH: both }, 'manual'), { kind: 'first-stage', path: join(both, 'perl') });
+    assert.deepEqual(detectWatchdog({ PATH: both }, 'off'), { kind: 'timeout', path: join(both, 'timeout') });
     const perl = binDir(['perl']);
-    assert.deepEqual(detectWatchdog({ PATH: `${binDir([])}:${perl}` }), { kind: 'perl', path: join(perl, 'perl') });
+    assert.deepEqual(detectWatchdog({ PATH: `${binDir([])}:${perl}` }, 'off'), { kind: 'perl', path: join(perl, 'perl') });
+    const timeout = binDir(['timeout']);
+    assert.deepEqual(detectWatchdog({ PATH: timeout }), { kind: 'timeout', path: join(timeout, 'timeout') }, 'no perl: no first stage');
     assert.deepEqual(detectWatchdog({ PATH: binDir([]) }), { kind: 'none' });
     assert.deepEqual(detectWatchdog({}), { kind: 'none' });
   });
@@ -137,7 +170,7 @@ describe('the command line in a real shell', () => {
   const t = findExecutable('timeout');
   if (t) watchdogs.push({ kind: 'timeout', path: t });
   const p = findExecutable('perl');
-  if (p) watchdogs.push({ kind: 'perl', path: p });
+  if (p) watchdogs.push({ kind: 'perl', path: p }, { kind: 'first-stage', path: p });
 
   function script(name: string, body: string): string {
     const f = join(dir, name);
@@ -146,7 +179,9 @@ describe('the command line in a real shell', () => {
   }
   function runLine(command: string, input = '{"tool_name":"Bash"}') {
     // The outer timeout only keeps a broken watchdog from hanging the suite; nothing asserts on time.
-    const r = spawnSync('/bin/sh', ['-c', command], { cwd: root, input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+    // HOME in the scratch: the first stage finds no daemon there (and no build beside these scripts), so it
+    // becomes the node the line names, as it must whenever the daemon cannot answer.
+    const r = spawnSync('/bin/sh', ['-c', command], { cwd: root, input, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: root }, timeout: 60_000 });
     return { code: r.status, out: r.stdout, err: r.stderr, signal: r.signal };
   }
 

@@ -14,10 +14,19 @@ export interface RunRequest {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
-  /** The client process's start (Date.now() ms): a hook's deadline counts from it. */
+  /**
+   * The client process's start (Date.now() ms): a hook's deadline counts from it. A client without a
+   * millisecond clock (the perl first stage) sends `age` instead, how long it has run, and the daemon works
+   * the start out from its own clock.
+   */
   started: number;
   /** Standard input, base64. */
   stdin: string;
+  /**
+   * The reply's form: JSON (the default), or 'bytes' for a client with no JSON parser (the perl first stage):
+   * see encodeBytesReply.
+   */
+  reply?: 'json' | 'bytes';
 }
 
 export interface StatusRequest {
@@ -55,6 +64,30 @@ export interface DaemonStatus {
  * `refused`: a request the daemon does not serve; the client decides in its own process instead.
  */
 export type Reply = RunReply | { stale: true } | { refused: string } | { status: DaemonStatus } | { stopping: true };
+
+/**
+ * A reply for a client that asked for bytes: 'r', the exit code (one byte), stdout's length in bytes (4, big
+ * endian), stdout, then stderr to the end; 's' for stale; 'x' and a reason for anything else. The same
+ * 4-byte length frames it as encodeFrame does JSON.
+ */
+export function encodeBytesReply(reply: Reply): Buffer {
+  let body: Buffer;
+  if ('exitCode' in reply) {
+    const out = Buffer.from(reply.stdout, 'utf8');
+    const head = Buffer.allocUnsafe(6);
+    head.write('r', 0, 'latin1');
+    head.writeUInt8(reply.exitCode, 1);
+    head.writeUInt32BE(out.length, 2);
+    body = Buffer.concat([head, out, Buffer.from(reply.stderr, 'utf8')]);
+  } else if ('stale' in reply) {
+    body = Buffer.from('s', 'latin1');
+  } else {
+    body = Buffer.from(`x${'refused' in reply ? reply.refused : 'not a run reply'}`, 'utf8');
+  }
+  const frame = Buffer.allocUnsafe(4);
+  frame.writeUInt32BE(body.length, 0);
+  return Buffer.concat([frame, body]);
+}
 
 export function encodeFrame(value: unknown): Buffer {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
@@ -98,12 +131,17 @@ export function parseRequest(value: unknown): Request | string {
   if (op === 'status') return { v: PROTOCOL_VERSION, op };
   if (op === 'stop') return { v: PROTOCOL_VERSION, op };
   if (op !== 'run') return `unknown operation ${JSON.stringify(op)}`;
-  const { build, argv, cwd, env, started, stdin } = value;
+  const { build, argv, cwd, env, stdin, age, reply } = value;
+  let started = value.started;
+  if (started === undefined && typeof age === 'number' && Number.isFinite(age) && age >= 0) started = Date.now() - age;
   if (typeof build !== 'string') return '"build" must be a string';
   if (!Array.isArray(argv) || !argv.every((a): a is string => typeof a === 'string')) return '"argv" must be an array of strings';
   if (typeof cwd !== 'string' || !cwd.startsWith('/')) return '"cwd" must be an absolute path';
   if (!isObject(env) || !Object.values(env).every((x) => typeof x === 'string')) return '"env" must map names to strings';
-  if (typeof started !== 'number' || !Number.isFinite(started)) return '"started" must be a number';
+  if (typeof started !== 'number' || !Number.isFinite(started)) return '"started" (or "age") must be a number';
   if (typeof stdin !== 'string') return '"stdin" must be a base64 string';
-  return { v: PROTOCOL_VERSION, op: 'run', build, argv, cwd, env: env as Record<string, string>, started, stdin };
+  if (reply !== undefined && reply !== 'json' && reply !== 'bytes') return '"reply" must be "json" or "bytes"';
+  const req: RunRequest = { v: PROTOCOL_VERSION, op: 'run', build, argv, cwd, env: env as Record<string, string>, started, stdin };
+  if (reply !== undefined) req.reply = reply;
+  return req;
 }

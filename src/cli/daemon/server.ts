@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import { AsimovError, describeError, errnoOf } from '../../core/errors.ts';
 import type { CliIO } from '../io.ts';
 import { createGateCache } from './gate-cache.ts';
-import { encodeFrame, FrameReader, parseRequest, type DaemonStatus, type Reply, type RunRequest } from './protocol.ts';
+import { encodeBytesReply, encodeFrame, FrameReader, parseRequest, type DaemonStatus, type Reply, type RunRequest } from './protocol.ts';
 import { ensurePrivateDir } from './socket-path.ts';
 
 export type RunCommand = (argv: string[], io: CliIO) => Promise<number>;
@@ -158,8 +158,9 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
     const reader = new FrameReader();
     let answered = false;
     sock.on('error', () => {}); // a client that went away: nothing to answer
+    let bytes = false;
     const answer = (reply: Reply): void => {
-      if (!sock.destroyed) sock.end(encodeFrame(reply));
+      if (!sock.destroyed) sock.end(bytes ? encodeBytesReply(reply) : encodeFrame(reply));
     };
     sock.on('data', (chunk: Buffer) => {
       if (answered) return;
@@ -173,6 +174,7 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
       }
       if (value === undefined) return;
       answered = true;
+      bytes = typeof value === 'object' && value !== null && (value as { reply?: unknown }).reply === 'bytes';
       handle(value).then(answer, (e: unknown) => {
         log(`request failed: ${describeError(e)}`);
         answer({ refused: `the daemon failed: ${describeError(e)}` });
