@@ -6,7 +6,7 @@
 // command line on a dangerous and an everyday call, the policy check, and the verdict.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { hookDeadlineMs, installedPaths, isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
+import { hookDeadlineMs, hookLineCommand, installedPaths, isAsimovHookCommand, isOwnHookCommand, type OwnInstall } from './hook-command.ts';
 import { readWireRecord, wireRecordPath } from './record.ts';
 import { wireTargetFor } from './targets.ts';
 import { ALL_TOOLS_MATCHERS, claudeSettingsPaths } from './claude.ts';
@@ -195,7 +195,7 @@ async function checkCommandLine(hook: FoundHook, o: DoctorOptions): Promise<Doct
 
 /** Whether the command line starts with the watchdog buildHookCommand puts in front of asimov. */
 export function hasWatchdog(command: string): boolean {
-  return /^\S*(timeout|perl)['"]? /.test(command.replace(/^ASIMOV_DAEMON=[a-z]+ /, ''));
+  return /^\S*(timeout|perl)['"]? /.test(hookLineCommand(command));
 }
 
 export interface CommandLineRun {

@@ -82,7 +82,10 @@ export function buildHookCommand(o: HookCommandOptions): HookCommand {
   if (!DAEMON_MODES.includes(daemon)) throw new Error(`the daemon mode must be one of ${DAEMON_MODES.join(', ')}, got ${String(daemon)}`);
   // A POSIX shell's assignment before a command: in that command's environment only.
   const assignment = daemon === 'auto' ? '' : `ASIMOV_DAEMON=${daemon} `;
-  const words = assignment + [...prefix, ...asimov].map(shellQuote).join(' ');
+  // perl exits 2 when it cannot open its script, which the line would take for asimov's own block and say
+  // nothing; the shell's builtin test first makes a missing first stage an ordinary failure.
+  const guard = o.watchdog.kind === 'first-stage' ? `[ -r ${shellQuote(firstStagePath(o.asimovPath))} ] && ` : '';
+  const words = guard + assignment + [...prefix, ...asimov].map(shellQuote).join(' ');
   // asimov itself exits 2 only when it blocks on purpose (reason already on stderr); anything else non-zero
   // is a failure (node or asimov missing, a crash, the watchdog's kill) and gets a reason of its own.
   const onFailure = `{ s=$?; [ $s -eq 2 ] || echo "asimov: the ${o.client} hook failed (exit $s), so this call is blocked. Run 'asimov doctor'." >&2; exit 2; }`;
@@ -95,15 +98,20 @@ export function firstStagePath(asimovPath: string): string {
   return join(dirname(asimovPath), FIRST_STAGE_FILE);
 }
 
+/** A line of asimov's from its first command word on: without the first stage's guard and the assignment. */
+export function hookLineCommand(line: string): string {
+  return line.replace(/^\[ -r (?:'(?:[^']|'\\'')*'|\S+) \] && /, '').replace(/^ASIMOV_DAEMON=[a-z]+ /, '');
+}
+
 /** The daemon mode a line of asimov's is written with (the `ASIMOV_DAEMON=` it starts with, else auto). */
 export function hookDaemonMode(line: string): DaemonMode {
-  const m = /^ASIMOV_DAEMON=([a-z]+) /.exec(line);
+  const m = /^ASIMOV_DAEMON=([a-z]+) /.exec(line.replace(/^\[ -r (?:'(?:[^']|'\\'')*'|\S+) \] && /, ''));
   return m && (DAEMON_MODES as readonly string[]).includes(m[1]!) ? (m[1] as DaemonMode) : 'auto';
 }
 
 /** Whether a line of asimov's starts the first stage (bin/hook-first-stage.pl) rather than node. */
 export function hookHasFirstStage(line: string): boolean {
-  const words = line.replace(/^ASIMOV_DAEMON=[a-z]+ /, '').split(' ', 2);
+  const words = hookLineCommand(line).split(' ', 2);
   return words.length === 2 && /(^|\/)perl'?$/.test(words[0]!) && words[1]!.replace(/'/g, '').endsWith(`/${FIRST_STAGE_FILE}`);
 }
 
@@ -187,7 +195,7 @@ export function isOwnHookCommand(line: string, client: string, own: OwnInstall, 
 /** The watchdogs a line of asimov's may start with: none, this machine's, or the line's own from a system directory. */
 function watchdogsOf(line: string, env: NodeJS.ProcessEnv): Watchdog[] {
   const out: Watchdog[] = [{ kind: 'none' }, detectWatchdog(env, 'auto'), detectWatchdog(env, 'off')];
-  const first = /^([^\s']+) /.exec(line.replace(/^ASIMOV_DAEMON=[a-z]+ /, ''))?.[1];
+  const first = /^([^\s']+) /.exec(hookLineCommand(line))?.[1];
   if (first !== undefined && SYSTEM_BIN_DIRS.includes(first.slice(0, first.lastIndexOf('/')))) {
     const name = first.slice(first.lastIndexOf('/') + 1);
     if (name === 'timeout' || name === 'perl') out.push({ kind: name, path: first });

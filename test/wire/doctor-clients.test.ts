@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { doctorHookClient } from '../../src/wire/doctor-hooks.ts';
 import type { DoctorReport } from '../../src/wire/doctor.ts';
 import type { OwnInstall } from '../../src/wire/hook-command.ts';
@@ -71,7 +71,8 @@ function trustGemini(s: Scratch, rules: Record<string, string> = { [s.project]: 
 function moveAsimov(file: string): void {
   const text = readFileSync(file, 'utf8');
   assert.ok(text.includes(BIN), `${file} does not name ${BIN}`);
-  writeFileSync(file, text.split(BIN).join(MOVED));
+  // The whole bin directory moved: the entry point and the first stage beside it.
+  writeFileSync(file, text.split(dirname(BIN)).join(dirname(MOVED)));
 }
 
 const MOVED = '/nonexistent/asimov/bin/asimov.cjs';

@@ -52,7 +52,7 @@ describe('buildHookCommand', () => {
     const p = buildHookCommand({ ...base, watchdog: { kind: 'perl', path: '/usr/bin/perl' } });
     assert.ok(p.command.startsWith(`/usr/bin/perl -e 'alarm shift; exec @ARGV or exit 127' 42 /n/node `), p.command);
     const f = buildHookCommand({ ...base, watchdog: { kind: 'first-stage', path: '/usr/bin/perl' } });
-    assert.ok(f.command.startsWith(`/usr/bin/perl /a/bin/hook-first-stage.pl 42 /n/node /a/bin/asimov.cjs hook claude --deadline-ms ${DEFAULT_DEADLINE_MS} || `), f.command);
+    assert.ok(f.command.startsWith(`[ -r /a/bin/hook-first-stage.pl ] && /usr/bin/perl /a/bin/hook-first-stage.pl 42 /n/node /a/bin/asimov.cjs hook claude --deadline-ms ${DEFAULT_DEADLINE_MS} || `), f.command);
     assert.ok(t.clientTimeoutSec * 1000 > DEFAULT_DEADLINE_MS + 2000, 'the client must outlast the watchdog');
   });
   test('the daemon mode: auto writes nothing, manual and off an assignment in front; anything else is refused', () => {
@@ -62,7 +62,7 @@ describe('buildHookCommand', () => {
     assert.equal(hookDaemonMode(auto), 'auto');
     assert.ok(hookHasFirstStage(auto));
     const manual = buildHookCommand({ ...base, watchdog: fs, daemon: 'manual' }).command;
-    assert.ok(manual.startsWith('ASIMOV_DAEMON=manual /usr/bin/perl /a/bin/hook-first-stage.pl 42 '), manual);
+    assert.ok(manual.startsWith('[ -r /a/bin/hook-first-stage.pl ] && ASIMOV_DAEMON=manual /usr/bin/perl /a/bin/hook-first-stage.pl 42 '), manual);
     assert.equal(hookDaemonMode(manual), 'manual');
     assert.ok(hookHasFirstStage(manual));
     const off = buildHookCommand({ ...base, watchdog: { kind: 'timeout', path: '/usr/bin/timeout' }, daemon: 'off' }).command;
