@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildWeb } from './build-web.mjs';
+import { recommendedHash } from './builtin-hash.mjs';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
@@ -61,10 +62,12 @@ const splitCold = (self) => ({
 // The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it), and tells a client
 // whether the resident daemon runs the same build as its own files (src/cli/daemon/build-id.ts).
 const BUILD_ID = randomUUID();
+// The built-in pack's hash, which every policy load would otherwise compute (src/policy/builtin-hash.ts).
+const BUILTIN_HASH = await recommendedHash();
 const cjs = {
   ...common, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
   // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
-  define: { 'import.meta.url': '__asimovImportMetaUrl', __ASIMOV_BUILD_ID__: JSON.stringify(BUILD_ID) },
+  define: { 'import.meta.url': '__asimovImportMetaUrl', __ASIMOV_BUILD_ID__: JSON.stringify(BUILD_ID), __ASIMOV_BUILTIN_HASH__: JSON.stringify(BUILTIN_HASH) },
 };
 const metaUrl = "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 await build({ ...cjs, entryPoints: { cli: 'src/cli/main.ts' }, plugins: [splitCold('cli')],
