@@ -2,7 +2,8 @@
 // type declarations. A hook process starts per tool call, so start-up time is part of every action an
 // agent takes: one CommonJS file skips Node's ES module loader, and the code cache skips compiling it.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -73,6 +74,11 @@ const metaUrl = "var __asimovImportMetaUrl = require('node:url').pathToFileURL(_
 await build({ ...cjs, entryPoints: { cli: 'src/cli/main.ts' }, plugins: [splitCold('cli')],
   banner: { js: `/*asimov-build:${BUILD_ID}*/\n${metaUrl}` },
 });
+// bin/load-cli.cjs reads an ASCII bundle as latin1, much cheaper than UTF-8 per hook process. esbuild escapes
+// non-ASCII text in strings but not in regular expression literals: write such characters as \u escapes.
+if (!isAscii(readFileSync(new URL('../dist/cli.cjs', import.meta.url)))) {
+  console.warn('build: dist/cli.cjs is not ASCII (a non-ASCII character in a regular expression?), so each hook process decodes it as UTF-8');
+}
 await Promise.all(Object.entries(COLD).map(([entry, name]) =>
   build({ ...cjs, entryPoints: { [name]: entry }, plugins: [splitCold(name)], banner: { js: metaUrl } })));
 
