@@ -2,13 +2,15 @@
 // type declarations. A hook process starts per tool call, so start-up time is part of every action an
 // agent takes: one CommonJS file skips Node's ES module loader, and the code cache skips compiling it.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildWeb } from './build-web.mjs';
+import { recommendedHash } from './builtin-hash.mjs';
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 // jsonc-parser's main entry is a UMD wrapper whose require() calls esbuild cannot follow (they fail at run
@@ -61,15 +63,22 @@ const splitCold = (self) => ({
 // The build id ties dist/cli.cjs.cache to this exact build (bin/load-cli.cjs checks it), and tells a client
 // whether the resident daemon runs the same build as its own files (src/cli/daemon/build-id.ts).
 const BUILD_ID = randomUUID();
+// The built-in pack's hash, which every policy load would otherwise compute (src/policy/builtin-hash.ts).
+const BUILTIN_HASH = await recommendedHash();
 const cjs = {
   ...common, outdir: 'dist', format: 'cjs', outExtension: { '.js': '.cjs' }, sourcemap: 'linked', minify: true, keepNames: true,
   // import.meta.url has no CommonJS equivalent of its own; give it the bundle's own URL.
-  define: { 'import.meta.url': '__asimovImportMetaUrl', __ASIMOV_BUILD_ID__: JSON.stringify(BUILD_ID) },
+  define: { 'import.meta.url': '__asimovImportMetaUrl', __ASIMOV_BUILD_ID__: JSON.stringify(BUILD_ID), __ASIMOV_BUILTIN_HASH__: JSON.stringify(BUILTIN_HASH) },
 };
 const metaUrl = "var __asimovImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 await build({ ...cjs, entryPoints: { cli: 'src/cli/main.ts' }, plugins: [splitCold('cli')],
   banner: { js: `/*asimov-build:${BUILD_ID}*/\n${metaUrl}` },
 });
+// bin/load-cli.cjs reads an ASCII bundle as latin1, much cheaper than UTF-8 per hook process. esbuild escapes
+// non-ASCII text in strings but not in regular expression literals: write such characters as \u escapes.
+if (!isAscii(readFileSync(new URL('../dist/cli.cjs', import.meta.url)))) {
+  console.warn('build: dist/cli.cjs is not ASCII (a non-ASCII character in a regular expression?), so each hook process decodes it as UTF-8');
+}
 await Promise.all(Object.entries(COLD).map(([entry, name]) =>
   build({ ...cjs, entryPoints: { [name]: entry }, plugins: [splitCold(name)], banner: { js: metaUrl } })));
 

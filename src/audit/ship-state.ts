@@ -2,12 +2,12 @@
 // the client id that names this log's chain on the server, a cursor per server, the last outcome per server,
 // and the pid of the one shipper that may run for this log.
 
-import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { AsimovError, describeError } from '../core/errors.ts';
 import { writeFileAtomicSync } from '../core/atomic-write.ts';
+import { lazyCrypto } from '../core/lazy.ts';
 import { pidLockHolder, takePidLock, type PidLock } from '../core/pid-lock.ts';
 
 export function shipDirOf(logPath: string): string {
@@ -16,7 +16,7 @@ export function shipDirOf(logPath: string): string {
 
 /** A short stable name for a server in file names (its base URL's hash). */
 export function serverKey(server: string): string {
-  return createHash('sha256').update(server).digest('hex').slice(0, 16);
+  return lazyCrypto().createHash('sha256').update(server).digest('hex').slice(0, 16);
 }
 
 /** The OS user this machine's decisions are made for, as the server and an OTLP receiver are told (null when unknown). */
@@ -60,7 +60,7 @@ export function clientIdOf(logPath: string): string {
   } catch {
     /* made below */
   }
-  const id = randomUUID();
+  const id = lazyCrypto().randomUUID();
   try {
     const fd = openSync(path, 'wx', 0o600);
     writeSync(fd, `${id}\n`);

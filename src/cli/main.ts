@@ -4,6 +4,7 @@
 import { describeError } from '../core/errors.ts';
 import { parseError, suggestion } from './args.ts';
 import { EXIT, UsageError, processIO, type CliIO } from './io.ts';
+import { hookProcessIO } from './fd-io.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -69,7 +70,12 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve-cmd.ts')).serveCommand,
 };
 
-export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+/** A hook replies through file descriptors (src/cli/fd-io.ts); every other command through process streams. */
+function defaultIO(argv: readonly string[]): CliIO {
+  return argv[0] === 'hook' ? hookProcessIO() : processIO();
+}
+
+export async function main(argv: string[], io: CliIO = defaultIO(argv)): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(HELP);

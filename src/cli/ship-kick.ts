@@ -3,7 +3,6 @@
 // The call's path stays as it was: the record is already in the local log, and the shipper reads it from there.
 // Cost when a shipper runs: one small file read and a signal-0 check.
 
-import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +10,7 @@ import type { AuditSettings } from '../policy/layers.ts';
 import { resolveAuditPath } from '../audit/paths.ts';
 import { ensureShipDir, shipDirOf, shipperPid } from '../audit/ship-state.ts';
 import { resolveTeamToken } from '../audit/team-token.ts';
+import { lazyChildProcess } from '../core/lazy.ts';
 
 /** A started shipper exits after this long with nothing to ship; the next call starts another. */
 export const SHIPPER_IDLE_EXIT_SEC = 600;
@@ -42,7 +42,7 @@ export function kickShipper(audit: AuditSettings | undefined, env: NodeJS.Proces
     closeSync(openSync(marker, 'a', 0o600));
     const now = new Date();
     utimesSync(marker, now, now);
-    const child = spawn(process.execPath, [bin, 'audit', 'ship', '--follow', '--idle-exit', String(SHIPPER_IDLE_EXIT_SEC)], {
+    const child = lazyChildProcess().spawn(process.execPath, [bin, 'audit', 'ship', '--follow', '--idle-exit', String(SHIPPER_IDLE_EXIT_SEC)], {
       detached: true,
       stdio: 'ignore',
       env,

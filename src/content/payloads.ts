@@ -5,7 +5,7 @@
 // answers null when it cannot know the output exactly (invalid input, an option it does not model): the
 // caller then treats the payload as unknown, never as empty.
 
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { lazyZlib } from '../core/lazy.ts';
 
 /** The most bytes a decoder produces; larger payloads are unknown (a decompression bomb must not cost us). */
 export const MAX_PAYLOAD = 64 * 1024;
@@ -358,9 +358,10 @@ export function trMap(options: readonly string[], sets: readonly string[], input
 /** gzip, zlib or brotli data decompressed, bounded; null when it is not valid or too large. */
 export function decompress(kind: 'gzip' | 'zlib' | 'brotli', input: Buffer): Buffer | null {
   try {
-    if (kind === 'gzip') return gunzipSync(input, { maxOutputLength: MAX_PAYLOAD });
-    if (kind === 'zlib') return inflateSync(input, { maxOutputLength: MAX_PAYLOAD });
-    return brotliDecompressSync(input, { maxOutputLength: MAX_PAYLOAD });
+    const z = lazyZlib();
+    if (kind === 'gzip') return z.gunzipSync(input, { maxOutputLength: MAX_PAYLOAD });
+    if (kind === 'zlib') return z.inflateSync(input, { maxOutputLength: MAX_PAYLOAD });
+    return z.brotliDecompressSync(input, { maxOutputLength: MAX_PAYLOAD });
   } catch {
     return null;
   }

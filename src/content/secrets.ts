@@ -150,7 +150,7 @@ function checksumOk(body36: string): boolean {
   return body36.length === 36 && base62Checksum(body36.slice(0, 30)) === body36.slice(30);
 }
 
-const PLACEHOLDER_WORDS = /x{5,}|X{5,}|\*{3,}|\.{3,}|…|0{8,}|1234567|abcdefgh|ABCDEFGH|your[-_]?|[-_]here\b|example|EXAMPLE|placeholder|PLACEHOLDER|redacted|REDACTED|dummy|DUMMY|changeme|CHANGEME|fake[-_]|sample|<|>|\$\{|\{\{|%s/;
+const PLACEHOLDER_WORDS = /x{5,}|X{5,}|\*{3,}|\.{3,}|\u2026|0{8,}|1234567|abcdefgh|ABCDEFGH|your[-_]?|[-_]here\b|example|EXAMPLE|placeholder|PLACEHOLDER|redacted|REDACTED|dummy|DUMMY|changeme|CHANGEME|fake[-_]|sample|<|>|\$\{|\{\{|%s/;
 
 /** Values people write in docs and templates instead of a secret. */
 export function isPlaceholder(v: string): boolean {

@@ -6,6 +6,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type * as Crypto from 'node:crypto';
 import type * as ChildProcess from 'node:child_process';
+import type * as Zlib from 'node:zlib';
 
 declare const require: NodeJS.Require | undefined;
 
@@ -14,11 +15,18 @@ const nodeRequire: NodeJS.Require = typeof require === 'function' ? require : cr
 
 let crypto: typeof Crypto | undefined;
 let childProcess: typeof ChildProcess | undefined;
+let zlib: typeof Zlib | undefined;
 
 /** node:child_process (with node:net under it, ~5 ms): only calls that run something need it. */
 export function lazyChildProcess(): typeof ChildProcess {
   childProcess ??= nodeRequire('node:child_process') as typeof ChildProcess;
   return childProcess;
+}
+
+/** node:zlib: only a payload a command line decompresses (`… | base64 -d | gunzip | sh`) needs it. */
+export function lazyZlib(): typeof Zlib {
+  zlib ??= nodeRequire('node:zlib') as typeof Zlib;
+  return zlib;
 }
 
 export function lazyCrypto(): typeof Crypto {

@@ -14,6 +14,7 @@ import { checkCustomExamples, compileCustomRule, resolvePathGlobs } from './cust
 import type { PolicyTest } from './policy-tests.ts';
 import { testsFromFile } from './policy-tests.ts';
 import { sha256 } from './trust.ts';
+import { builtinPackHash } from './builtin-hash.ts';
 import { mergeTrustedSettings } from './trusted-settings.ts';
 import type { TeamPolicyState } from './team-cache.ts';
 
@@ -189,6 +190,8 @@ export interface BuildOptions {
   isTrusted(parsed: ParsedPolicy): boolean;
   /** Checks custom rules' examples; without it examples are not run (see loadPolicy). */
   exampleRunner?: ExampleRunner;
+  /** `builtin`'s hash when the caller knows it (the build's, for the recommended pack); else it is computed. */
+  builtinHash?: string;
 }
 
 interface Entry {
@@ -458,7 +461,7 @@ export function buildEffectivePolicy(o: BuildOptions): EffectivePolicy {
     {
       layer: 'builtin',
       path: 'builtin:recommended',
-      sha256: sha256(o.builtin.map((r) => `${r.kind}\t${r.id}\t${r.tier}\t${r.locked === true}`).join('\n')),
+      sha256: o.builtinHash ?? builtinPackHash(o.builtin),
       trusted: true,
     },
     ...layers.map((l) => ({ layer: l.layer, path: l.parsed.file, sha256: l.parsed.sha256, trusted: trusted.get(l) === true })),

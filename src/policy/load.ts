@@ -11,6 +11,7 @@ import { AsimovError, describeError, formatLocated } from '../core/errors.ts';
 import type { ErrorCode, ErrorLocation } from '../core/errors.ts';
 import type { Rule } from './rule.ts';
 import { recommended } from './rules/index.ts';
+import { prebuiltRecommendedHash } from './builtin-hash.ts';
 import type { KeyPath, ParsedPolicy } from './schema.ts';
 import { formatKeyPath, validatePolicyData } from './schema.ts';
 import type { ExampleRunner } from './custom.ts';
@@ -96,8 +97,10 @@ export function loadPolicy(opts: LoadOptions): EffectivePolicy {
   const warnings: string[] = [];
   const team = opts.stateDir === false ? undefined : teamLayer(layers, opts.stateDir ?? asimovStateDir(env, home), warnings);
   if (team?.input) layers.push(team.input);
+  const prebuilt = opts.builtin === undefined ? prebuiltRecommendedHash() : undefined;
   const policy = buildEffectivePolicy({
     builtin: opts.builtin ?? recommended,
+    ...(prebuilt !== undefined ? { builtinHash: prebuilt } : {}),
     layers,
     projectRoot,
     home,

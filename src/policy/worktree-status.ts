@@ -10,7 +10,7 @@
 // prefix-compressed (a varint of bytes to drop from the previous path, then the rest, NUL-terminated).
 
 import { closeSync, fstatSync, lstatSync, openSync, readSync, constants, type Stats } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { lazyCrypto } from '../core/lazy.ts';
 import { dirname, join, relative, sep } from 'node:path';
 import { readRegularFile } from '../core/read-regular.ts';
 
@@ -174,7 +174,7 @@ export function parseIndex(buf: Buffer, mtimeMs: number): ParsedIndex | null {
 }
 
 function blobId(content: Buffer): string {
-  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+  return lazyCrypto().createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 
 /**

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -179,5 +179,56 @@ describe('asimov hook claude: it cannot fail open', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /unknown client 'nosuchclient'/);
     assert.notEqual(hook(payload(), ['--on-allow', 'sometimes']).code, 0);
+  });
+});
+
+// A shell pipe or a named pipe is read from fd 0 without a stream (src/cli/fd-io.ts): the same replies and the
+// same limits as through a stream, and a pipe that never closes still ends at the deadline.
+describe('hook claude with its payload on a pipe (read from the file descriptor)', () => {
+  const viaPipe = (file: string, args: string[] = []) =>
+    spawnSync('sh', ['-c', 'cat "$PAYLOAD" | "$NODE" "$BIN" hook claude "$@"', 'sh', ...args], {
+      cwd: project, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+      env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: auditLog, PAYLOAD: file, NODE: process.execPath, BIN },
+    });
+
+  test('a payload piped by a shell is decided as through a stream', () => {
+    const file = join(root, 'pipe-payload.json');
+    writeFileSync(file, payload({ tool_input: { command: 'rm -rf /' } }));
+    const denied = viaPipe(file);
+    assert.equal(preToolUse({ code: denied.status, out: denied.stdout, err: denied.stderr }).permissionDecision, 'deny');
+    writeFileSync(file, payload({ tool_input: { command: 'git status' } }));
+    const allowed = viaPipe(file);
+    assert.equal(allowed.status, 0);
+    assert.equal(preToolUse({ code: allowed.status, out: allowed.stdout, err: allowed.stderr }).permissionDecision, 'allow');
+  });
+
+  test('a piped payload over 16 MiB is refused', () => {
+    const file = join(root, 'pipe-big.json');
+    writeFileSync(file, payload({ tool_input: { command: `echo ${'a'.repeat(17 * 1024 * 1024)}` } }));
+    const r = viaPipe(file);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /larger than 16777216 bytes/);
+  });
+
+  test('a named pipe whose writer never closes is answered with a block at the deadline, and the process exits', async (t) => {
+    const fifo = join(root, 'stdin.fifo');
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status !== 0) return t.skip('mkfifo is not available');
+    // Opened read-write: a writer that stays open (this process) without waiting for a reader.
+    const fd = openSync(fifo, constants.O_RDWR);
+    t.after(() => closeSync(fd));
+    writeSync(fd, '{"hook_event_name": "PreToolUse"');
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, [BIN, 'hook', 'claude', '--deadline-ms', '1500'], {
+      cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: auditLog, ASIMOV_DAEMON: 'off' }, stdio: [fd, 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => { err += b.toString(); });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    clearTimeout(killer);
+    assert.equal(code, 2);
+    assert.match(err, /deadline/);
+    assert.ok(Date.now() - startedAt < 15_000, 'the process ended near its deadline, not when killed');
   });
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isAscii } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -44,4 +45,20 @@ test('the per-call bundle leaves the occasional commands and the judge to their 
   }
   // The hook path itself stays in the per-call bundle.
   assert.ok(hot.includes('"hookCommand"') && hot.includes('"claudeProtocol"'));
+});
+
+test('the bundle is read as latin1 only when it is ASCII, so any other bundle keeps its UTF-8 text', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'asimov-loader-text-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { readSource } = createRequire(import.meta.url)(join(ROOT, 'bin', 'load-cli.cjs')) as { readSource(file: string): string };
+  const ascii = join(dir, 'ascii.cjs');
+  const utf8 = join(dir, 'utf8.cjs');
+  writeFileSync(ascii, 'module.exports = /x|\\u2026/;\n');
+  writeFileSync(utf8, 'module.exports = /x|…|é/;\n');
+  assert.equal(readSource(ascii), 'module.exports = /x|\\u2026/;\n');
+  assert.equal(readSource(utf8), 'module.exports = /x|…|é/;\n');
+});
+
+test('the built per-call bundle is ASCII, which the loader reads without UTF-8 decoding', () => {
+  assert.equal(isAscii(readFileSync(join(ROOT, 'dist', 'cli.cjs'))), true, 'a non-ASCII character in the bundle: write it as a \\u escape in the source');
 });
