@@ -199,6 +199,12 @@ async function main(argv: string[]): Promise<number> {
       console.log(formatSpeed(s));
       summary.push(...speedSummaryRows(s));
       json.speed = s;
+      // Throughput (bench/throughput.ts): a stream of decisions in one process, start-up included.
+      const { runThroughput, formatThroughput, throughputSummaryRows } = await import('./throughput.ts');
+      const tp = runThroughput(env, REPO_ROOT, nl);
+      console.log(formatThroughput(tp));
+      summary.push(...throughputSummaryRows(tp));
+      json.throughput = tp;
     }
 
     if (opts.only.has('fuzz')) {

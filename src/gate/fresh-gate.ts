@@ -9,13 +9,15 @@ import type { ToolCall } from '../core/types.ts';
 import { findProjectRoot } from '../policy/load.ts';
 import { createGate, type DecideOptions, type Gate, type GateOptions } from './gate.ts';
 import { policyInputPaths, signatureOf, type Signature } from './policy-freshness.ts';
+import type { ProjectRoots } from './project-roots.ts';
 
 /**
  * A gate that checks, before each call, that the policy it would use is still what the files say, and
  * starts over with a new gate when it is not. The call reaches the gate with the project root it was
  * checked for, so the gate cannot load a root that was not checked (a marker made between the two probes).
+ * `roots`: the process's remembered project roots (project-roots.ts), shared by its gates; default a fresh walk.
  */
-export function freshGate(options: GateOptions, make: (options: GateOptions) => Gate = createGate): Gate {
+export function freshGate(options: GateOptions, make: (options: GateOptions) => Gate = createGate, roots?: ProjectRoots): Gate {
   const env = options.env ?? process.env;
   const home = options.home ?? (env.HOME || homedir());
   let gate = make(options);
@@ -31,7 +33,7 @@ export function freshGate(options: GateOptions, make: (options: GateOptions) => 
 
   /** The project root for this directory, with the gate renewed if that root's policy inputs changed. */
   const checkedRoot = (cwd: string, projectRoot: string | undefined): string => {
-    const root = projectRoot !== undefined ? resolve(projectRoot) : findProjectRoot(cwd);
+    const root = projectRoot !== undefined ? resolve(projectRoot) : roots !== undefined ? roots.rootOf(cwd) : findProjectRoot(cwd);
     const sig = signatureOf(
       policyInputPaths({
         projectRoot: root, home, env,

@@ -24,14 +24,18 @@ describe('asimov check --batch', () => {
     assert.equal(out[2]!.tier, 'hard_deny');
   });
 
-  test('says on stderr, once, that it decides by the static policy alone', () => {
-    const r = s.run(['check', '--batch'], { input: `${JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } })}\n` });
+  test('says on stderr, once, that it decides by the static policy alone, and at the end the mean time per decision', () => {
+    const line = `${JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } })}\n`;
+    const r = s.run(['check', '--batch'], { input: line.repeat(3) });
     assert.equal(r.code, 0);
-    assert.match(r.err, /Layer 1 only/);
-    assert.match(r.err, /judge/);
-    assert.equal(r.err.trim().split('\n').length, 1);
-    assert.equal(r.out.trim().split('\n').length, 1);
+    const err = r.err.trim().split('\n');
+    assert.equal(err.length, 2, r.err);
+    assert.match(err[0]!, /Layer 1 only/);
+    assert.match(err[0]!, /judge/);
+    assert.match(err[1]!, /^asimov check --batch: 3 decisions: mean [\d.]+ [µm]s, median [\d.]+ [µm]s, p99 /);
+    assert.equal(r.out.trim().split('\n').length, 3);
   });
+
 });
 
 describe('asimov check usage errors', () => {

@@ -7,6 +7,7 @@ import { sha256Hex } from '../../core/lazy.ts';
 import type { Gate, GateOptions } from '../../gate/gate.ts';
 import { createGate } from '../../gate/gate.ts';
 import { freshGate } from '../../gate/fresh-gate.ts';
+import { createProjectRoots } from '../../gate/project-roots.ts';
 
 export const MAX_GATES = 8;
 
@@ -19,13 +20,15 @@ export function createGateCache(o: { max?: number; make?: (options: GateOptions)
   const max = o.max ?? MAX_GATES;
   const make = o.make ?? createGate;
   const gates = new Map<string, Gate>();
+  // One memory of project roots for every gate: a directory's root does not depend on the gate's options.
+  const roots = createProjectRoots();
   return {
     gateFor(options) {
       const key = cacheKey(options);
       if (key === null) return make(options);
       let gate = gates.get(key);
       if (gate !== undefined) gates.delete(key);
-      else gate = freshGate(options, make);
+      else gate = freshGate(options, make, roots);
       gates.set(key, gate); // re-inserted: Map order is recency order
       if (gates.size > max) gates.delete(gates.keys().next().value!);
       return gate;
