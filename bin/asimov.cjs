@@ -30,17 +30,16 @@ function runHere(handover, why) {
     process.stderr.write(`asimov: cannot load its program (${e && e.code === 'ENOENT' ? 'dist/cli.cjs is missing: run `npm run build`' : e}).\n`);
     process.exit(1);
   }
-  const io = handover ? Object.assign(loaded.cli.processIO(), handover) : undefined;
+  const io = handover ? Object.assign(isHook ? loaded.cli.hookProcessIO() : loaded.cli.processIO(), handover) : undefined;
   // A hook must reply and be gone: a request the deadline abandoned (a slow judge) must not keep it alive
-  // until the watchdog kills it. Other commands end when their work does.
+  // until the watchdog kills it. Its reply went out with synchronous writes (src/cli/fd-io.ts), so nothing
+  // is left to flush. Other commands end when their work does.
   loaded.cli.main(argv, io).then(
     (code) => {
       process.exitCode = code;
       if (!isHook) return;
-      process.stdout.write('', () => process.stderr.write('', () => {
-        if (client.wantsDaemon(why)) client.autostartDaemon(process.env);
-        process.exit(code);
-      }));
+      if (client.wantsDaemon(why)) client.autostartDaemon(process.env);
+      process.exit(code);
     },
     (e) => { process.stderr.write(`asimov: ${e && e.message ? e.message : e}\n`); process.exitCode = 1; },
   );

@@ -11,7 +11,7 @@ import { describeStop, POLL_MS, queryStatus, sleep, stopDaemon, WAIT_MS } from '
 import { startServer } from './daemon/server.ts';
 import { ensurePrivateDir, socketPathFor } from './daemon/socket-path.ts';
 import { parseOptions, unknownName } from './args.ts';
-import { formatTiming, type TimingSummary } from './decision-timing.ts';
+import { formatTiming } from './decision-timing.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { main } from './main.ts';
 
@@ -146,9 +146,9 @@ async function status(socketPath: string, io: CliIO, json: boolean): Promise<num
       `asimov daemon: running at ${s.socket}\n  pid ${s.pid}, build ${s.build}\n  up ${formatDuration(s.uptimeMs)}, ${s.served} requests served, ${s.inFlight} in flight\n` +
         `  exits after ${s.idleMinutes > 0 ? `${s.idleMinutes} idle minutes` : 'never (no idle limit)'}\n`,
     );
-    // A daemon that times its requests (decision-timing.ts) says the mean as well as the median.
-    const timing = (s as { timing?: TimingSummary | null }).timing;
-    if (timing) io.out(`  per request: ${formatTiming(timing)}\n`);
+    // The mean as well as the median: the slowest few requests can cost as much as all the others.
+    if (s.timing) io.out(`  per request: ${formatTiming(s.timing)}\n`);
+    io.out(`  resident memory ${(s.rssBytes / (1024 * 1024)).toFixed(0)} MB\n`);
   }
   return s ? EXIT.ok : EXIT.error;
 }

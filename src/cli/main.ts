@@ -9,7 +9,7 @@ import { VERSION } from './version.ts';
 
 export { VERSION };
 /** For bin/asimov.cjs, which hands main the standard input its daemon client already read. */
-export { processIO };
+export { processIO, hookProcessIO };
 
 const HELP = `asimov ${VERSION}: a firewall for the tool calls of AI coding agents
 

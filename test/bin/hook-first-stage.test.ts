@@ -283,13 +283,14 @@ describe('the first stage', { skip: PERL === null ? 'no perl on this machine' : 
     assert.match(r.out, /fs\.rm-catastrophic/);
   });
 
-  test('a daemon that hangs: the hook still answers, at its deadline, and never allows', async (t) => {
+  test('a daemon that hangs: the hook still answers by its deadline, in process (or blocked by the deadline)', async (t) => {
     const fake = await fakeDaemon(() => undefined);
     t.after(() => closeFake(fake));
-    const r = await runLine('git status', { deadlineMs: 1500 });
+    // The first stage gives up shortly before the deadline; what is left of it is the in-process path's,
+    // which decides (the real decision) or, out of time, blocks. Neither is the hung daemon's to give.
+    const r = await runLine('rm -rf /', { deadlineMs: 1500 });
     assert.equal(fake.requests.length, 1);
-    assert.notEqual(r.decision, 'allow', r.out + r.err);
-    assert.ok(r.code === 0 || r.code === 2, `exit ${r.code}: ${r.err}`);
+    assert.ok(r.decision === 'deny' || (r.code === 2 && r.decision === undefined), `exit ${r.code}: ${r.out} ${r.err}`);
   });
 
   test('a daemon killed mid-call: decided in process', async (t) => {

@@ -2,6 +2,8 @@
 // followed by that many bytes of UTF-8 JSON. bin/daemon-client.cjs speaks the same (by hand, without this
 // module), so every shape here is checked field by field: nothing a peer sends is trusted to be well formed.
 
+import type { TimingSummary } from '../decision-timing.ts';
+
 export const PROTOCOL_VERSION = 1;
 /** The largest frame either side accepts: a 16 MiB hook payload in base64 plus the environment. */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
@@ -57,6 +59,10 @@ export interface DaemonStatus {
   served: number;
   inFlight: number;
   idleMinutes: number;
+  /** Time per request served (null before the first). */
+  timing: TimingSummary | null;
+  /** The daemon's resident memory. */
+  rssBytes: number;
 }
 
 /**

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { AsimovError, describeError, errnoOf } from '../../core/errors.ts';
 import type { CliIO } from '../io.ts';
+import { createDecisionTiming } from '../decision-timing.ts';
 import { createGateCache } from './gate-cache.ts';
 import { encodeBytesReply, encodeFrame, FrameReader, parseRequest, type DaemonStatus, type Reply, type RunRequest } from './protocol.ts';
 import { ensurePrivateDir } from './socket-path.ts';
@@ -63,6 +64,8 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
   const gates = createGateCache();
   const startedAt = Date.now();
   let served = 0;
+  // Each request's time in the daemon (mean as well as median: the slow few cost as much as the rest).
+  const timing = createDecisionTiming();
   let inFlight = 0;
   let closing = false;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -88,6 +91,8 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
     served,
     inFlight,
     idleMinutes: o.idleMs / 60_000,
+    timing: timing.summary(),
+    rssBytes: process.memoryUsage.rss(),
   });
 
   const armIdle = (): void => {
@@ -131,6 +136,7 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
     inFlight++;
     served++;
     clearTimeout(idleTimer);
+    const done = timing.begin();
     let stdout = '';
     let stderr = '';
     const bytes = Buffer.from(req.stdin, 'base64');
@@ -149,6 +155,7 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
       const exitCode = await o.run(req.argv, io);
       return { stdout, stderr, exitCode };
     } finally {
+      done();
       inFlight--;
       armIdle();
     }
