@@ -17,10 +17,10 @@
 //
 // How late the log may be, while the process lives: a record is sealed at most SEAL_BUSY_MS (100 ms) after
 // it was journaled, plus whatever holds the process's event loop at that moment (a decision being made),
-// plus the wait for the log's lock (at most LOCK_TIMEOUT_MS, 10 s, while another process holds it). A batch
-// that cannot be written stays in the journal, is said once on the diagnostics line, and is tried again
-// every SEAL_BUSY_MS and at the end; a record is never dropped. Until then `asimov audit verify` counts it
-// among the journals' records.
+// plus the wait for the log's lock (at most SEAL_LOCK_WAIT_MS, 50 ms). A batch that cannot be written then
+// (the lock held longer by another process, a log that cannot be written at all) stays in the journal, is
+// said once on the diagnostics line, and is tried again every SEAL_BUSY_MS and at the end; a record is
+// never dropped. Meanwhile `asimov audit verify` counts it among the journals' records.
 
 import {
   constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync,
@@ -60,6 +60,14 @@ export const SEAL_IDLE_MS = 20;
  */
 export const SEAL_BUSY_MS = 100;
 
+/**
+ * How long a seal waits for the log's lock (another process's append) before it gives up until the next
+ * timer. The records are safe in the journal meanwhile, so the proxy never stands still for the writer's
+ * full LOCK_TIMEOUT_MS: a seal holds the whole process, and a client's call would wait behind it. A lock
+ * left by a crashed process is still broken once stale (by the first seal after LOCK_STALE_MS).
+ */
+export const SEAL_LOCK_WAIT_MS = 50;
+
 export interface JournaledWriterOptions {
   /** The shared log's writer: the records go there in batches. */
   writer: AuditWriter;
@@ -69,7 +77,7 @@ export interface JournaledWriterOptions {
    * Seal on a timer, off the callers' path (the proxy): SEAL_IDLE_MS after `setIdle(true)`, and at the
    * latest SEAL_BUSY_MS after the oldest record waiting. Without it, only `flush` and `close` move records.
    */
-  autoSeal?: { idleMs?: number; busyMs?: number };
+  autoSeal?: { idleMs?: number; busyMs?: number; lockWaitMs?: number };
   /** Told the size of each batch written into the log (diagnostics, and the tests that count batches). */
   onBatch?: (records: number) => void;
 }
@@ -113,6 +121,7 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
   const auto = o.autoSeal;
   const idleMs = auto?.idleMs ?? SEAL_IDLE_MS;
   const busyMs = auto?.busyMs ?? SEAL_BUSY_MS;
+  const lockWaitMs = auto?.lockWaitMs ?? SEAL_LOCK_WAIT_MS;
   // Two timers, each made once and re-armed with refresh() (no allocation per call). Unref'd: they never
   // keep the process alive, and its end seals whatever waits (close, or the exit handler).
   let idle = true;
@@ -126,19 +135,26 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
     if (!lstatSync(dir).isDirectory()) {
       throw new AsimovError('audit_io_error', 'the audit journal directory is not a directory', { file: dir });
     }
-    // Before the first record: take over what a process that died left here (once per process).
-    try {
-      const moved = recoverJournals(writer, { log });
-      if (moved > 0) log(`moved ${moved} record(s) left by a process that had stopped into the audit log`);
-    } catch (e) {
-      log(`could not take over a journal left by a process that had stopped (it stays for the next one): ${describeError(e)}`);
-    }
+    // Before the first record: take over what a process that died left here (once per process; with
+    // autoSeal, tried again with each seal until it succeeds).
+    takeOver();
     return openSync(journalPath, OPEN_FLAGS, 0o600);
   };
 
-  const flushQuiet = (): void => {
+  let tookOver = false;
+  function takeOver(wait?: number): void {
     try {
-      flush();
+      const moved = recoverJournals(writer, { log, ...(wait !== undefined ? { lockWaitMs: wait } : {}) });
+      tookOver = true;
+      if (moved > 0) log(`moved ${moved} record(s) left by a process that had stopped into the audit log`);
+    } catch (e) {
+      log(`could not take over a journal left by a process that had stopped (it stays for the next try): ${describeError(e)}`);
+    }
+  }
+
+  const flushQuiet = (wait?: number): void => {
+    try {
+      flush(wait);
       lastFailure = '';
     } catch (e) {
       const said = describeError(e);
@@ -154,7 +170,8 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
   /** A timer's seal; a batch that failed is tried again SEAL_BUSY_MS later. */
   const seal = (): void => {
     if (closed) return;
-    flushQuiet();
+    if (!tookOver) takeOver(lockWaitMs);
+    flushQuiet(lockWaitMs);
     if (pending.length > 0) armBusy();
   };
   const onIdleTimer = (): void => {
@@ -177,9 +194,9 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
     else idleTimer.refresh();
   };
 
-  function flush(): void {
+  function flush(wait?: number): void {
     if (pending.length === 0) return;
-    writer.appendAll(pending);
+    writer.appendAll(pending, wait !== undefined ? { lockWaitMs: wait } : undefined);
     const records = pending.length;
     pending = [];
     // Emptied after the batch is in the log: a process killed between the two leaves records in the
@@ -237,8 +254,8 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
       if (!busyArmed) armBusy();
       return draft;
     },
-    flush,
-    flushQuietly: flushQuiet,
+    flush: () => flush(),
+    flushQuietly: () => flushQuiet(),
     pending: () => pending.length,
     setIdle,
     close,
@@ -249,6 +266,8 @@ export interface RecoverOptions {
   log?: (line: string) => void;
   /** Whether a process is running (tests). */
   isAlive?: (pid: number) => boolean;
+  /** How long to wait for the log's lock (a timed seal's shorter wait); default the writer's. */
+  lockWaitMs?: number;
 }
 
 /**
@@ -273,7 +292,9 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
     const m = JOURNAL_NAME.exec(name);
     if (!m) continue;
     const owner = Number(m[2] ?? m[1]);
-    if (owner === process.pid || alive(owner)) continue;
+    // One this process claimed before and could not move then (the log was locked) is tried again.
+    const ours = m[2] !== undefined && owner === process.pid;
+    if (!ours && (owner === process.pid || alive(owner))) continue;
     const claimed = join(dir, `${name.replace(/\.claim-\d+$/, '')}.claim-${process.pid}`);
     try {
       renameSync(join(dir, name), claimed);
@@ -292,7 +313,7 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
     if (unreadable > 0) o.log?.(`${unreadable} unreadable line(s) in ${claimed} were not moved into the audit log`);
     inLog ??= decisionIdsNearEnd(writer.path);
     const fresh = drafts.filter((d) => !inLog!.has(d.decision_id));
-    writer.appendAll(fresh);
+    writer.appendAll(fresh, o.lockWaitMs !== undefined ? { lockWaitMs: o.lockWaitMs } : undefined);
     for (const d of fresh) inLog.add(d.decision_id);
     moved += fresh.length;
     if (unreadable === 0) unlinkQuietly(claimed);

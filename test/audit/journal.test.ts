@@ -312,6 +312,20 @@ describe('taking over the journal of a process that died', () => {
     assert.deepEqual(readdirSync(journalDirOf(path)).filter((n) => n.endsWith('.unreadable')).length, 1);
   });
 
+  test('a journal this process claimed but could not move (the log was locked) is moved by its next try', () => {
+    const path = logIn();
+    const writer = createAuditWriter({ path })!;
+    mkdirSync(journalDirOf(path), { recursive: true, mode: 0o700 });
+    writeFileSync(join(journalDirOf(path), `${deadPid()}-2468ac.jsonl`), `${JSON.stringify(draft(7))}\n`);
+    mkdirSync(`${path}.lock`); // another process's live lock
+    assert.throws(() => recoverJournals(writer, { lockWaitMs: 10 }), (e) => e instanceof AsimovError && e.code === 'audit_io_error');
+    assert.match(readdirSync(journalDirOf(path)).join(), new RegExp(`\\.claim-${process.pid}$`));
+    rmdirSync(`${path}.lock`);
+    assert.equal(recoverJournals(writer), 1);
+    assert.deepEqual(ids(path), ['d-7']);
+    assert.deepEqual(readdirSync(journalDirOf(path)), []);
+  });
+
   test('a journal claimed by a process that then died is claimed again', () => {
     const path = logIn();
     const writer = createAuditWriter({ path })!;
