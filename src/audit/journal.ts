@@ -142,13 +142,17 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
   };
 
   let tookOver = false;
+  let lastTakeOverFailure = '';
   function takeOver(wait?: number): void {
     try {
       const moved = recoverJournals(writer, { log, ...(wait !== undefined ? { lockWaitMs: wait } : {}) });
       tookOver = true;
       if (moved > 0) log(`moved ${moved} record(s) left by a process that had stopped into the audit log`);
     } catch (e) {
-      log(`could not take over a journal left by a process that had stopped (it stays for the next try): ${describeError(e)}`);
+      // Said once until it changes: a timed seal tries again every SEAL_BUSY_MS.
+      const said = describeError(e);
+      if (said !== lastTakeOverFailure) log(`could not take over a journal left by a process that had stopped (it stays for the next try): ${said}`);
+      lastTakeOverFailure = said;
     }
   }
 
