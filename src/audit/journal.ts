@@ -4,14 +4,23 @@
 // (a file created and removed next to the log). Measured in the proxy on a busy two-core machine, that
 // locked append took 100–170 µs of wall time per call, most of the proxy's added latency, against under
 // 20 µs for one write to a file the process holds open. So the proxy makes each record durable first in a
-// journal that only it writes (no lock, no directory change), before the call may go upstream, and moves
-// the records into the shared log in one locked batch right after it has answered the client, when nobody
-// is waiting for it.
+// journal that only it writes (no lock, no directory change), before the call may go upstream, and seals
+// the records into the shared log later, in batches, off every call's path: once the process has had no
+// request in flight for SEAL_IDLE_MS, or, while it stays busy, SEAL_BUSY_MS after the oldest record waiting
+// (one locked append per batch). Sealing right after each answer, as before, still cost the next call of a
+// client that sends one straight after an answer: it arrived while the append held the process.
 //
 // What holds: a call is never passed on before its record is on disk (a journal write that fails throws,
-// and the gate then refuses the call); the shared log has the record moments after the answer; a process
-// that dies in between leaves its journal behind, and the next journaled writer to start takes it over and
-// moves its records into the log, skipping any that had already arrived there (by decision id).
+// and the gate then refuses the call); an orderly end (close, or the process's exit) seals everything
+// first; a process that dies leaves its journal behind, and the next journaled writer to start takes it
+// over and moves its records into the log, skipping any that had already arrived there (by decision id).
+//
+// How late the log may be, while the process lives: a record is sealed at most SEAL_BUSY_MS (100 ms) after
+// it was journaled, plus whatever holds the process's event loop at that moment (a decision being made),
+// plus the wait for the log's lock (at most SEAL_LOCK_WAIT_MS, 50 ms). A batch that cannot be written then
+// (the lock held longer by another process, a log that cannot be written at all) stays in the journal, is
+// said once on the diagnostics line, and is tried again every SEAL_BUSY_MS and at the end; a record is
+// never dropped. Meanwhile `asimov audit verify` counts it among the journals' records.
 
 import {
   constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync,
@@ -35,11 +44,42 @@ const MAX_JOURNAL_BYTES = 256 * 1024 * 1024;
 /** How much of the log's end is read for the ids of records that arrived before their writer died. */
 const RECOVERY_TAIL_BYTES = 8 * 1024 * 1024;
 
+/**
+ * How long the process must have had no request in flight before its records are sealed. Longer than the
+ * gap between the calls of a client that sends the next as soon as it has an answer (well under 1 ms), so
+ * a burst is sealed in batches and not call by call; short enough that the log is current as soon as the
+ * agent pauses (a model thinks for seconds between calls).
+ */
+export const SEAL_IDLE_MS = 20;
+
+/**
+ * The longest a record waits in the journal while the process stays busy. At the proxy's few thousand
+ * calls a second at most, that is one locked append of a few hundred records per 100 ms (well under 1% of
+ * the time, and a call only waits for it when it arrives during it), and a log a tenth of a second behind
+ * is current for anyone reading it (`asimov audit tail`, a shipper).
+ */
+export const SEAL_BUSY_MS = 100;
+
+/**
+ * How long a seal waits for the log's lock (another process's append) before it gives up until the next
+ * timer. The records are safe in the journal meanwhile, so the proxy never stands still for the writer's
+ * full LOCK_TIMEOUT_MS: a seal holds the whole process, and a client's call would wait behind it. A lock
+ * left by a crashed process is still broken once stale (by the first seal after LOCK_STALE_MS).
+ */
+export const SEAL_LOCK_WAIT_MS = 50;
+
 export interface JournaledWriterOptions {
   /** The shared log's writer: the records go there in batches. */
   writer: AuditWriter;
   /** Diagnostics (the proxy's stderr): a batch that could not be moved yet, journals taken over. */
   log?: (line: string) => void;
+  /**
+   * Seal on a timer, off the callers' path (the proxy): SEAL_IDLE_MS after `setIdle(true)`, and at the
+   * latest SEAL_BUSY_MS after the oldest record waiting. Without it, only `flush` and `close` move records.
+   */
+  autoSeal?: { idleMs?: number; busyMs?: number; lockWaitMs?: number };
+  /** Told the size of each batch written into the log (diagnostics, and the tests that count batches). */
+  onBatch?: (records: number) => void;
 }
 
 export interface JournaledAuditWriter {
@@ -58,6 +98,11 @@ export interface JournaledAuditWriter {
   flushQuietly(): void;
   /** Records journaled and not yet in the log. */
   pending(): number;
+  /**
+   * Whether the process has no request in flight (true) or has one again (false). With `autoSeal`, the
+   * records are sealed once it has stayed idle for SEAL_IDLE_MS. Cheap: called around every request.
+   */
+  setIdle(idle: boolean): void;
   /** Flushes, then closes and removes the journal (kept, with its records, when the flush failed). */
   close(): void;
 }
@@ -73,6 +118,16 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
   let pending: AuditEventDraft[] = [];
   let closed = false;
   let lastFailure = '';
+  const auto = o.autoSeal;
+  const idleMs = auto?.idleMs ?? SEAL_IDLE_MS;
+  const busyMs = auto?.busyMs ?? SEAL_BUSY_MS;
+  const lockWaitMs = auto?.lockWaitMs ?? SEAL_LOCK_WAIT_MS;
+  // Two timers, each made once and re-armed with refresh() (no allocation per call). Unref'd: they never
+  // keep the process alive, and its end seals whatever waits (close, or the exit handler).
+  let idle = true;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let busyTimer: NodeJS.Timeout | undefined;
+  let busyArmed = false;
 
   const openJournal = (): number => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -80,19 +135,30 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
     if (!lstatSync(dir).isDirectory()) {
       throw new AsimovError('audit_io_error', 'the audit journal directory is not a directory', { file: dir });
     }
-    // Before the first record: take over what a process that died left here (once per process).
-    try {
-      const moved = recoverJournals(writer, { log });
-      if (moved > 0) log(`moved ${moved} record(s) left by a process that had stopped into the audit log`);
-    } catch (e) {
-      log(`could not take over a journal left by a process that had stopped (it stays for the next one): ${describeError(e)}`);
-    }
+    // Before the first record: take over what a process that died left here (once per process; with
+    // autoSeal, tried again with each seal until it succeeds).
+    takeOver();
     return openSync(journalPath, OPEN_FLAGS, 0o600);
   };
 
-  const flushQuiet = (): void => {
+  let tookOver = false;
+  let lastTakeOverFailure = '';
+  function takeOver(wait?: number): void {
     try {
-      flush();
+      const moved = recoverJournals(writer, { log, ...(wait !== undefined ? { lockWaitMs: wait } : {}) });
+      tookOver = true;
+      if (moved > 0) log(`moved ${moved} record(s) left by a process that had stopped into the audit log`);
+    } catch (e) {
+      // Said once until it changes: a timed seal tries again every SEAL_BUSY_MS.
+      const said = describeError(e);
+      if (said !== lastTakeOverFailure) log(`could not take over a journal left by a process that had stopped (it stays for the next try): ${said}`);
+      lastTakeOverFailure = said;
+    }
+  }
+
+  const flushQuiet = (wait?: number): void => {
+    try {
+      flush(wait);
       lastFailure = '';
     } catch (e) {
       const said = describeError(e);
@@ -105,9 +171,37 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
     if (!closed) close();
   };
 
-  function flush(): void {
+  /** A timer's seal; a batch that failed is tried again SEAL_BUSY_MS later. */
+  const seal = (): void => {
+    if (closed) return;
+    if (!tookOver) takeOver(lockWaitMs);
+    flushQuiet(lockWaitMs);
+    if (pending.length > 0) armBusy();
+  };
+  const onIdleTimer = (): void => {
+    if (idle && pending.length > 0) seal();
+  };
+  const onBusyTimer = (): void => {
+    busyArmed = false;
+    if (pending.length > 0) seal();
+  };
+  function armBusy(): void {
+    if (busyArmed || auto === undefined) return;
+    busyArmed = true;
+    if (busyTimer === undefined) busyTimer = setTimeout(onBusyTimer, busyMs).unref();
+    else busyTimer.refresh();
+  }
+  const setIdle = (now: boolean): void => {
+    idle = now;
+    if (!now || auto === undefined || pending.length === 0 || closed) return;
+    if (idleTimer === undefined) idleTimer = setTimeout(onIdleTimer, idleMs).unref();
+    else idleTimer.refresh();
+  };
+
+  function flush(wait?: number): void {
     if (pending.length === 0) return;
-    writer.appendAll(pending);
+    writer.appendAll(pending, wait !== undefined ? { lockWaitMs: wait } : undefined);
+    const records = pending.length;
     pending = [];
     // Emptied after the batch is in the log: a process killed between the two leaves records in the
     // journal that the log has too, which the take-over recognises by their decision ids.
@@ -121,12 +215,15 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
         unlinkQuietly(journalPath);
       }
     }
+    o.onBatch?.(records);
   }
 
   function close(): void {
     if (closed) return;
     flushQuiet();
     closed = true;
+    if (idleTimer !== undefined) clearTimeout(idleTimer);
+    if (busyTimer !== undefined) clearTimeout(busyTimer);
     process.off('exit', onExit);
     if (fd !== null) {
       closeQuiet(fd);
@@ -158,11 +255,13 @@ export function createJournaledWriter(o: JournaledWriterOptions): JournaledAudit
         throw new AsimovError('audit_io_error', `cannot write the audit journal: ${describeError(e)}`, { file: journalPath }, { cause: e });
       }
       pending.push(draft);
+      if (!busyArmed) armBusy();
       return draft;
     },
-    flush,
-    flushQuietly: flushQuiet,
+    flush: () => flush(),
+    flushQuietly: () => flushQuiet(),
     pending: () => pending.length,
+    setIdle,
     close,
   };
 }
@@ -171,6 +270,8 @@ export interface RecoverOptions {
   log?: (line: string) => void;
   /** Whether a process is running (tests). */
   isAlive?: (pid: number) => boolean;
+  /** How long to wait for the log's lock (a timed seal's shorter wait); default the writer's. */
+  lockWaitMs?: number;
 }
 
 /**
@@ -195,7 +296,9 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
     const m = JOURNAL_NAME.exec(name);
     if (!m) continue;
     const owner = Number(m[2] ?? m[1]);
-    if (owner === process.pid || alive(owner)) continue;
+    // One this process claimed before and could not move then (the log was locked) is tried again.
+    const ours = m[2] !== undefined && owner === process.pid;
+    if (!ours && (owner === process.pid || alive(owner))) continue;
     const claimed = join(dir, `${name.replace(/\.claim-\d+$/, '')}.claim-${process.pid}`);
     try {
       renameSync(join(dir, name), claimed);
@@ -214,7 +317,7 @@ export function recoverJournals(writer: AuditWriter, o: RecoverOptions = {}): nu
     if (unreadable > 0) o.log?.(`${unreadable} unreadable line(s) in ${claimed} were not moved into the audit log`);
     inLog ??= decisionIdsNearEnd(writer.path);
     const fresh = drafts.filter((d) => !inLog!.has(d.decision_id));
-    writer.appendAll(fresh);
+    writer.appendAll(fresh, o.lockWaitMs !== undefined ? { lockWaitMs: o.lockWaitMs } : undefined);
     for (const d of fresh) inLog.add(d.decision_id);
     moved += fresh.length;
     if (unreadable === 0) unlinkQuietly(claimed);
@@ -273,30 +376,48 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** The gate's sink over a journal, made at the first record; with the flush the proxy runs after it answers. */
+/** The gate's sink over a journal, made at the first record, sealing on its own timers (autoSeal). */
 export interface JournaledAudit {
   append(draft: AuditEventDraft): unknown;
+  /** The process has no request in flight (true), or has one again (false): see JournaledAuditWriter.setIdle. */
+  setIdle(idle: boolean): void;
   flushQuietly(): void;
   close(): void;
 }
 
+export interface JournaledAuditOptions {
+  log?: (line: string) => void;
+  onBatch?: (records: number) => void;
+}
+
 /**
- * A journaled writer for the log `env` names, or null when auditing is off. It is made at the first record,
- * so an unusable ASIMOV_AUDIT_LOG (a relative path) fails that record, and the gate refuses the call, as
- * it does without a journal.
+ * A journaled writer for the log `env` names, sealing in batches while the process is idle or every
+ * SEAL_BUSY_MS, or null when auditing is off. It is made at the first record, so an unusable
+ * ASIMOV_AUDIT_LOG (a relative path) fails that record, and the gate refuses the call, as it does without
+ * a journal.
  */
-export function journaledAudit(env: NodeJS.ProcessEnv, log?: (line: string) => void): JournaledAudit | null {
+export function journaledAudit(env: NodeJS.ProcessEnv, o: JournaledAuditOptions = {}): JournaledAudit | null {
   let path: string | null;
   try {
     path = resolveAuditPath(env);
   } catch (e) {
-    return { append: () => { throw e; }, flushQuietly: () => {}, close: () => {} };
+    return { append: () => { throw e; }, setIdle: () => {}, flushQuietly: () => {}, close: () => {} };
   }
   if (path === null) return null;
   const logPath = path;
   let jw: JournaledAuditWriter | undefined;
+  let idle = true;
+  const open = (): JournaledAuditWriter => {
+    const made = createJournaledWriter({ writer: createAuditWriter({ path: logPath, env })!, autoSeal: {}, ...o });
+    made.setIdle(idle);
+    return made;
+  };
   return {
-    append: (draft) => (jw ??= createJournaledWriter({ writer: createAuditWriter({ path: logPath, env })!, ...(log ? { log } : {}) })).append(draft),
+    append: (draft) => (jw ??= open()).append(draft),
+    setIdle: (now) => {
+      idle = now;
+      jw?.setIdle(now);
+    },
     flushQuietly: () => jw?.flushQuietly(),
     close: () => jw?.close(),
   };

@@ -35,9 +35,10 @@ export interface AuditWriter {
   append(draft: AuditEventDraft): AuditEvent;
   /**
    * The drafts in order, under one lock and in one write (the journal's batches); all or none is written.
-   * Throws like append.
+   * Throws like append. `lockWaitMs` replaces the writer's timeoutMs for this call (a journal's timed seal
+   * gives up early rather than hold its process: its records are safe where they are).
    */
-  appendAll(drafts: readonly AuditEventDraft[]): AuditEvent[];
+  appendAll(drafts: readonly AuditEventDraft[], o?: { lockWaitMs?: number }): AuditEvent[];
 }
 
 /**
@@ -51,18 +52,19 @@ export function createAuditWriter(opts: AuditWriterOptions = {}): AuditWriter | 
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
   const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
 
-  const appendAll = (drafts: readonly AuditEventDraft[]): AuditEvent[] => {
+  const appendAll = (drafts: readonly AuditEventDraft[], o?: { lockWaitMs?: number }): AuditEvent[] => {
     if (drafts.length === 0) return [];
+    const wait = o?.lockWaitMs ?? timeoutMs;
     try {
       const lock = `${path}.lock`;
       try {
-        acquireLock(lock, staleMs, timeoutMs);
+        acquireLock(lock, staleMs, wait);
       } catch (e) {
         if (errnoOf(e) !== 'ENOENT') throw e;
         // The directory is missing (first run, or removed under a long-lived proxy): create it, then retry.
         // 0700: the log records what the agent did and where; other users have no business reading it.
         mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-        acquireLock(lock, staleMs, timeoutMs);
+        acquireLock(lock, staleMs, wait);
       }
       try {
         return appendLocked(path, drafts);

@@ -75,10 +75,12 @@ export async function mcpProxyCommand(argv: string[], io: CliIO): Promise<number
       import('../gate/fresh-gate.ts'), import('../adapters/mcp/firewall.ts'), import('../adapters/mcp/tool-guard.ts'), import('../adapters/mcp/pins.ts'),
       import('../audit/journal.ts'), import('./active-banner.ts'),
     ]);
-    // Each record is journaled before the call may go upstream and moved into the shared log right after the
-    // answer (src/audit/journal.ts): the log's cross-process lock stays off the call's path.
-    audit = journaledAudit(env, log);
-    if (audit) options.flushAudit = audit.flushQuietly;
+    // Each record is journaled before the call may go upstream and sealed into the shared log in batches,
+    // while the proxy is idle or every 100 ms (src/audit/journal.ts): the log's cross-process lock stays off
+    // every call's path. ASIMOV_DEBUG_AUDIT_SEALS=1 says each batch on stderr (the tests count them).
+    const onBatch = env['ASIMOV_DEBUG_AUDIT_SEALS'] === '1' ? (n: number) => log(`sealed ${n} audit record(s) into the log`) : undefined;
+    audit = journaledAudit(env, { log, ...(onBatch ? { onBatch } : {}) });
+    if (audit) options.idle = audit.setIdle;
     // The proxy lives as long as the client's session: `asimov mcp allow`, `asimov trust` or an edited policy
     // apply from the next call (each call re-signs the policy files by stat: src/gate/fresh-gate.ts).
     const gate = freshGate({ env, audit: audit ?? false });

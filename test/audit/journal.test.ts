@@ -42,6 +42,15 @@ function journaled(path: string, log?: (line: string) => void) {
   return createJournaledWriter({ writer, ...(log ? { log } : {}) });
 }
 
+/** Polls until `cond` holds (never a fixed sleep standing in for a condition). */
+async function waitFor(cond: () => boolean, what: string): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** A pid no process has: one that just exited. */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
@@ -132,6 +141,66 @@ describe('a journaled writer', () => {
     j.close();
   });
 
+  test('with autoSeal, records wait while the process is busy and are sealed in one batch once it is idle', async () => {
+    const path = logIn();
+    const batches: number[] = [];
+    // The busy timer is far off, so only idleness can seal here.
+    const j = createJournaledWriter({ writer: createAuditWriter({ path })!, autoSeal: { idleMs: 5, busyMs: 600_000 }, onBatch: (n) => batches.push(n) });
+    j.setIdle(false);
+    for (let i = 1; i <= 20; i++) j.append(draft(i));
+    j.setIdle(true);
+    j.setIdle(false); // a request arrives before the quiet time is over: no seal yet
+    await new Promise((r) => setTimeout(r, 30));
+    assert.deepEqual(ids(path), [], 'nothing sealed while a request is in flight');
+    j.setIdle(true);
+    await waitFor(() => ids(path).length === 20, 'the records in the log');
+    assert.deepEqual(batches, [20], 'one locked append for the twenty records');
+    assert.equal(j.pending(), 0);
+    assert.equal(statSync(j.journalPath).size, 0);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 20 });
+    j.close();
+  });
+
+  test('with autoSeal, a process that stays busy still has its records sealed, in batches, by the busy timer', async () => {
+    const path = logIn();
+    const batches: number[] = [];
+    const j = createJournaledWriter({ writer: createAuditWriter({ path })!, autoSeal: { idleMs: 600_000, busyMs: 5 }, onBatch: (n) => batches.push(n) });
+    j.setIdle(false);
+    for (let i = 1; i <= 10; i++) j.append(draft(i));
+    await waitFor(() => ids(path).length === 10, 'the first batch in the log');
+    for (let i = 11; i <= 15; i++) j.append(draft(i));
+    await waitFor(() => ids(path).length === 15, 'the second batch in the log');
+    assert.deepEqual(batches, [10, 5]);
+    assert.deepEqual(verifyLog(path), { ok: true, lines: 15 });
+    j.close();
+  });
+
+  test('with autoSeal, a batch the log refuses stays journaled and is tried again by the timer', async () => {
+    const path = logIn();
+    const said: string[] = [];
+    const j = createJournaledWriter({ writer: createAuditWriter({ path, timeoutMs: 20 })!, autoSeal: { idleMs: 600_000, busyMs: 5 }, log: (l) => said.push(l) });
+    j.append(draft(1)); // the journal (and the log's directory) exist from here
+    mkdirSync(`${path}.lock`); // a live lock of another process
+    j.append(draft(2));
+    await waitFor(() => said.length > 0, 'the failure said');
+    assert.match(said[0]!, /audit record\(s\) wait in .*, to be moved into the log later/);
+    assert.deepEqual(ids(path), []);
+    rmdirSync(`${path}.lock`);
+    await waitFor(() => ids(path).length === 2, 'the retried batch in the log');
+    assert.equal(said.length, 1, 'the same failure is said once');
+    j.close();
+  });
+
+  test('close seals what waits and stops the timers (the process is not kept alive by them)', () => {
+    const path = logIn();
+    const j = createJournaledWriter({ writer: createAuditWriter({ path })!, autoSeal: {} });
+    j.append(draft(1));
+    j.setIdle(true);
+    j.close();
+    assert.deepEqual(ids(path), ['d-1']);
+    assert.ok(!existsSync(j.journalPath));
+  });
+
   test('journaledAudit: none when auditing is off; an unusable ASIMOV_AUDIT_LOG fails each record', () => {
     assert.equal(journaledAudit({ ASIMOV_AUDIT_LOG: 'off', HOME: '/nonexistent' }), null);
     const bad = journaledAudit({ ASIMOV_AUDIT_LOG: 'relative/audit.jsonl', HOME: '/nonexistent' });
@@ -143,6 +212,19 @@ describe('a journaled writer', () => {
     good.flushQuietly();
     good.close();
     assert.deepEqual(ids(path), ['d-1']);
+  });
+
+  test('journaledAudit seals on its own once the process is idle, and remembers the state told before its first record', async () => {
+    const path = logIn();
+    const batches: number[] = [];
+    const audit = journaledAudit({ ASIMOV_AUDIT_LOG: path, HOME: '/nonexistent' }, { onBatch: (n) => batches.push(n) })!;
+    audit.setIdle(false);
+    audit.append(draft(1));
+    audit.append(draft(2));
+    audit.setIdle(true);
+    await waitFor(() => ids(path).length === 2, 'the records in the log');
+    assert.deepEqual(batches, [2]);
+    audit.close();
   });
 });
 
@@ -228,6 +310,20 @@ describe('taking over the journal of a process that died', () => {
     assert.equal(recoverJournals(writer, { log: (l) => said.push(l) }), 0);
     assert.match(said.join('\n'), /not a regular file; set aside/);
     assert.deepEqual(readdirSync(journalDirOf(path)).filter((n) => n.endsWith('.unreadable')).length, 1);
+  });
+
+  test('a journal this process claimed but could not move (the log was locked) is moved by its next try', () => {
+    const path = logIn();
+    const writer = createAuditWriter({ path })!;
+    mkdirSync(journalDirOf(path), { recursive: true, mode: 0o700 });
+    writeFileSync(join(journalDirOf(path), `${deadPid()}-2468ac.jsonl`), `${JSON.stringify(draft(7))}\n`);
+    mkdirSync(`${path}.lock`); // another process's live lock
+    assert.throws(() => recoverJournals(writer, { lockWaitMs: 10 }), (e) => e instanceof AsimovError && e.code === 'audit_io_error');
+    assert.match(readdirSync(journalDirOf(path)).join(), new RegExp(`\\.claim-${process.pid}$`));
+    rmdirSync(`${path}.lock`);
+    assert.equal(recoverJournals(writer), 1);
+    assert.deepEqual(ids(path), ['d-7']);
+    assert.deepEqual(readdirSync(journalDirOf(path)), []);
   });
 
   test('a journal claimed by a process that then died is claimed again', () => {

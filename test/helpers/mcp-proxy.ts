@@ -109,8 +109,8 @@ export function auditLines(file: string): any[] {
 
 /**
  * The audit log once every wanted line is in it. The proxy journals a call's record before the call may go
- * upstream and moves it into the shared log right after answering (src/audit/journal.ts), so a test that reads
- * the log the moment it has the answer may be a little early. Fails with the lines it did find.
+ * upstream and seals it into the shared log in a batch once it is idle or within 100 ms (src/audit/journal.ts),
+ * so a test that reads the log the moment it has the answer may be early. Fails with the lines it did find.
  */
 export async function auditLinesWith(file: string, ...wanted: Array<(line: any) => boolean>): Promise<any[]> {
   let lines: any[] = [];

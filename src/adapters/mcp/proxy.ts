@@ -33,10 +33,11 @@ export interface ProxyOptions {
   /** Ends the proxy as if the client had closed its end (SIGTERM). */
   stop?: AbortSignal;
   /**
-   * Run right after a tools/call is answered (or dropped, when the client cancelled it): moves the call's
-   * audit record from the journal into the shared log, off the path of the answer. Never throws.
+   * Told when the proxy has no client request in flight any more (true) and when it has one again (false):
+   * the audit journal seals its records into the shared log while the proxy is idle, never on a call's path
+   * (src/audit/journal.ts). Called around every request, so it must be cheap; never throws.
    */
-  flushAudit?: () => void;
+  idle?: (idle: boolean) => void;
 }
 
 function isReadable(input: AsyncIterable<string | Buffer>): input is NodeJS.ReadableStream & AsyncIterable<string | Buffer> & { destroy(): void } {
@@ -216,6 +217,7 @@ class Relay {
   /** One client request from its arrival to its answer. Never rejects. */
   private async serve(req: JsonRpcRequest): Promise<void> {
     const cancel = new CancelToken();
+    if (this.inflight.size === 0) this.o.idle?.(false);
     this.inflight.set(req.id, cancel);
     const token = progressTokenOf(req.params);
     if (token !== undefined) this.progressTokens.set(token, req.id);
@@ -225,7 +227,7 @@ class Relay {
     if (this.inflight.get(req.id) === cancel) this.inflight.delete(req.id);
     // A cancelled request gets no answer (the client stopped waiting for it).
     if (outcome && !cancel.cancelled) this.write(responseLine(req.id, outcome));
-    if (req.method === 'tools/call' || mcpRequestKind(req.method) !== null) this.o.flushAudit?.();
+    if (this.inflight.size === 0) this.o.idle?.(true);
   }
 
   /**
