@@ -11,6 +11,7 @@ import { analyzeShell, classifyShell } from './lib.ts';
 import type { Rule, ShellRule } from '../src/policy/rule.ts';
 import { formatMs, formatUs, infoRow, preview, skipRow, targetRow, type SummaryRow } from './report.ts';
 import type { BenchEnv } from './setup.ts';
+import { buildHookCommand, detectWatchdog } from '../src/wire/hook-command.ts';
 import { median, summarize, type Summary } from './stats.ts';
 
 export interface DecisionSpeed {
@@ -140,6 +141,8 @@ export interface StartupPair {
   problem?: string;
   /** Whether a resident daemon (`asimov daemon`) answered; the 1.5× target is for that path. */
   daemon: boolean;
+  /** The ratio this row must stay under, when it has a target of its own (the installed hook line). */
+  target?: number;
 }
 
 interface Timed { ms: number; status: number | null; stderr: string }
@@ -159,7 +162,7 @@ export function startupEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Runs a list of `node <args>` processes from bench/spawn-timer.cjs, a small parent (see there why). */
-function timeRuns(runs: Array<{ args: string[]; input?: string }>, cwd: string, env: NodeJS.ProcessEnv): Timed[] {
+function timeRuns(runs: Array<{ args: string[]; input?: string; file?: string }>, cwd: string, env: NodeJS.ProcessEnv): Timed[] {
   const timer = join(import.meta.dirname, 'spawn-timer.cjs');
   const r = spawnSync(process.execPath, [timer, JSON.stringify({ runs, cwd, env })], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`spawn-timer failed: ${r.stderr}`);
@@ -176,11 +179,11 @@ export function measureStartup(
   env: BenchEnv,
   rounds: number,
   input?: string,
-  o: { extraEnv?: NodeJS.ProcessEnv; daemon?: boolean } = {},
+  o: { extraEnv?: NodeJS.ProcessEnv; daemon?: boolean; file?: string; target?: number } = {},
 ): StartupPair {
-  const mine = input !== undefined ? { args, input } : { args };
+  const mine = { args, ...(input !== undefined ? { input } : {}), ...(o.file !== undefined ? { file: o.file } : {}) };
   const node = { args: ['-e', '0'] };
-  const runs: Array<{ args: string[]; input?: string }> = [mine, node];
+  const runs: Array<{ args: string[]; input?: string; file?: string }> = [mine, node];
   for (let i = 0; i < rounds; i++) runs.push(...(i % 2 === 0 ? [mine, node] : [node, mine]));
   const timed = timeRuns(runs, env.project, startupEnv({ ...env.childEnv, ...o.extraEnv })).slice(2);
   const asimov: number[] = [];
@@ -201,6 +204,7 @@ export function measureStartup(
   const a = median(asimov);
   const n = median(nodeMs);
   const pair: StartupPair = { label, asimovMs: a, nodeMs: n, ratio: a / n, rounds, statuses: [...statuses].sort(), daemon: o.daemon ?? false };
+  if (o.target !== undefined) pair.target = o.target;
   if (problem !== undefined) pair.problem = problem;
   return pair;
 }
@@ -217,6 +221,10 @@ export interface SpeedReport {
   daemonSkipped?: string;
   /** Requests the bench's daemon answered (a check that the daemon rows measured the daemon). */
   daemonServed?: number | undefined;
+  /** The bench's daemon's resident memory after its rows, in bytes. */
+  daemonRssBytes?: number | undefined;
+  /** The installed hook line the rows `the installed hook line …` ran (`sh -c` of it). */
+  hookLine?: string;
 }
 
 /** The `asimov` launcher named by package.json's `bin` (what `npx asimov` runs). */
@@ -249,14 +257,23 @@ export function runSpeed(env: BenchEnv, repoRoot: string, nl2bash: readonly stri
   // A scratch runtime directory for the daemon's socket: the rows without it must not meet a daemon the
   // user runs, and the rows with it must meet only the one started here.
   const runtime = mkdtempSync(join(tmpdir(), 'asimov-bench-run-'));
-  const noDaemon = { extraEnv: { XDG_RUNTIME_DIR: runtime }, daemon: false };
+  // manual: a hook that finds no daemon would otherwise start one (auto), and the rows after it would meet it.
+  const noDaemon = { extraEnv: { XDG_RUNTIME_DIR: runtime, ASIMOV_DAEMON: 'manual' }, daemon: false };
   const batchLine = `${JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' }, cwd: env.project })}\n`;
   // What Claude Code starts for every tool call (issue 3's target is the same 1.5×).
   const hookPayload = JSON.stringify({
     session_id: 'bench', transcript_path: '', cwd: env.project, permission_mode: 'default', hook_event_name: 'PreToolUse',
     tool_name: 'Bash', tool_input: { command: 'git status && npm test', description: 'status and tests' }, tool_use_id: 'toolu_bench',
   });
+  // The exact line `asimov wire claude` installs on this machine, run as Claude Code runs it (`sh -c`).
+  const watchdog = detectWatchdog(env.childEnv);
+  const hookLine = buildHookCommand({ client: 'claude', nodePath: process.execPath, asimovPath: bin, watchdog }).command;
+  report.hookLine = hookLine;
+  const firstStage = watchdog.kind === 'first-stage';
   try {
+    // manual: the first stage finds no daemon and becomes node, and starts none (auto would, mid-measurement).
+    report.startup.push(measureStartup('the installed hook line (claude), no daemon', ['-c', hookLine], env, rounds, hookPayload,
+      { extraEnv: { XDG_RUNTIME_DIR: runtime, ASIMOV_DAEMON: 'manual' }, file: '/bin/sh', target: 2.0 }));
     report.startup.push(measureStartup('check -- ls, without the daemon', [bin, 'check', '--', 'ls'], env, rounds, undefined, noDaemon));
     report.startup.push(measureStartup("check -- 'git status && npm test', without the daemon", [bin, 'check', '--', 'git status && npm test'], env, rounds, undefined, noDaemon));
     report.startup.push(measureStartup('check --batch (one Bash line)', [bin, 'check', '--batch'], env, rounds, batchLine, noDaemon));
@@ -269,9 +286,13 @@ export function runSpeed(env: BenchEnv, repoRoot: string, nl2bash: readonly stri
       const withDaemon = { extraEnv: { XDG_RUNTIME_DIR: runtime }, daemon: true };
       report.startup.push(measureStartup('check -- ls, daemon running', [bin, 'check', '--', 'ls'], env, rounds, undefined, withDaemon));
       report.startup.push(measureStartup('hook claude (PreToolUse, Bash), daemon running', [bin, 'hook', 'claude'], env, rounds, hookPayload, withDaemon));
+      report.startup.push(measureStartup(`the installed hook line (claude), daemon running${firstStage ? '' : ' (no perl: no first stage)'}`, ['-c', hookLine], env, rounds, hookPayload,
+        { extraEnv: { XDG_RUNTIME_DIR: runtime }, daemon: true, file: '/bin/sh', target: 0.5 }));
       const status = spawnSync(process.execPath, [bin, 'daemon', 'status', '--json'], { cwd: env.project, env: daemonEnv, encoding: 'utf8' });
       try {
-        report.daemonServed = (JSON.parse(status.stdout) as { served?: number }).served;
+        const s = JSON.parse(status.stdout) as { served?: number; rssBytes?: number };
+        report.daemonServed = s.served;
+        report.daemonRssBytes = s.rssBytes;
       } catch {
         report.daemonServed = undefined;
       }
@@ -309,7 +330,10 @@ export function formatSpeed(r: SpeedReport): string {
     if (p.problem !== undefined) lines.push(`  problem: ${p.problem}`);
   }
   if (r.daemonSkipped !== undefined) lines.push(`Process start with the daemon: skipped (${r.daemonSkipped})`);
-  else if (r.daemonServed !== undefined) lines.push(`  the bench's daemon answered ${r.daemonServed} requests`);
+  else if (r.daemonServed !== undefined) {
+    lines.push(`  the bench's daemon answered ${r.daemonServed} requests${r.daemonRssBytes !== undefined ? `, resident memory ${(r.daemonRssBytes / 2 ** 20).toFixed(1)} MB` : ''}`);
+  }
+  if (r.hookLine !== undefined) lines.push(`  the installed hook line: ${r.hookLine}`);
   return lines.join('\n');
 }
 
@@ -325,11 +349,14 @@ export function speedSummaryRows(r: SpeedReport): SummaryRow[] {
   if (r.startupSkipped !== undefined) rows.push(skipRow('speed', 'process start vs node -e 0', 'not built'));
   for (const p of r.startup) {
     const metric = `process start ${p.label} / node -e 0`;
-    if (p.problem !== undefined) rows.push({ section: 'speed', metric, value: `error: ${p.problem}`.slice(0, 60), target: '≤ 1.50×', status: 'FAIL' });
-    // The 1.5× target is met through the daemon; each process on its own is shown for what it costs.
-    else if (!p.daemon) rows.push(infoRow('speed', metric, `${p.ratio.toFixed(2)}×`));
-    else rows.push(targetRow('speed', metric, p.ratio, '<=', 1.5, (n) => `${n.toFixed(2)}×`));
+    const target = p.target ?? (p.daemon ? 1.5 : undefined);
+    if (p.problem !== undefined) rows.push({ section: 'speed', metric, value: `error: ${p.problem}`.slice(0, 60), target: `≤ ${(target ?? 1.5).toFixed(2)}×`, status: 'FAIL' });
+    // The installed line has targets of its own (issue 18); node's own path through the daemon keeps issue
+    // 3's 1.5×; each process on its own is shown for what it costs.
+    else if (target === undefined) rows.push(infoRow('speed', metric, `${p.ratio.toFixed(2)}×`));
+    else rows.push(targetRow('speed', metric, p.ratio, '<=', target, (n) => `${n.toFixed(2)}×`));
   }
   if (r.daemonSkipped !== undefined) rows.push(skipRow('speed', 'process start with the daemon / node -e 0', r.daemonSkipped));
+  else if (r.daemonRssBytes !== undefined) rows.push(targetRow('speed', "the daemon's resident memory after its rows", r.daemonRssBytes / 2 ** 20, '<=', 80, (n) => `${n.toFixed(1)} MB`));
   return rows;
 }
