@@ -15,6 +15,7 @@ import type { OwnInstall } from '../wire/hook-command.ts';
 import { WIRE_TARGETS, type Tier } from '../wire/targets.ts';
 import { cwdOption } from './cwd-option.ts';
 import { parseOptions } from './args.ts';
+import { callPathCheck } from './doctor-call-path.ts';
 import { EXIT, UsageError, type CliIO } from './io.ts';
 import { styleOf, type Style } from './style.ts';
 import { TIER_MEANING, locateAsimovEntry } from './wire-cmd.ts';
@@ -75,6 +76,7 @@ export async function doctorCommand(argv: string[], io: CliIO): Promise<number> 
     },
     tierMeaning: (tier) => TIER_MEANING[tier as Tier] ?? `tier ${tier}`,
     own: ownInstall(),
+    callPath: (command) => callPathCheck(command, io.env),
   };
 
   // Without a client: every wired client; when none is wired, the installed ones (Claude Code when none is),

@@ -73,6 +73,7 @@ export async function doctorHookClient(client: string, o: DoctorOptions): Promis
         verdict: protocol.doctorVerdict,
         ...(placeOf.has(command) ? { place: placeOf.get(command)! } : {}),
       }, o)));
+      if (o.callPath) checks.push(await o.callPath(command));
     }
   }
   checks.push(policyCheck(o));

@@ -56,6 +56,8 @@ export interface DoctorOptions {
    * point, and no line is run.
    */
   own: OwnInstall | null;
+  /** Which path an installed line's calls take (the first stage and the daemon, or node in process). */
+  callPath?: (command: string) => Promise<DoctorCheck>;
 }
 
 interface FoundHook {
@@ -145,6 +147,7 @@ export async function doctorClaude(o: DoctorOptions): Promise<DoctorReport> {
 
   const hook = preAll[0] ?? pre[0];
   if (hook) checks.push(...(await checkCommandLine(hook, o)));
+  if (hook && o.callPath) checks.push(await o.callPath(hook.command));
 
   checks.push(policyCheck(o));
   return reportOf('claude', 'Claude Code', checks);
