@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../helpers/run-cli.ts';
 import { startCopilotModelServer, toolCallId, type ChatScriptStep } from '../helpers/copilot-model-server.ts';
+import { stopDaemonFor } from '../helpers/daemon.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
@@ -90,6 +91,7 @@ before(() => {
 });
 
 after(() => {
+  if (home) stopDaemonFor(home);
   if (root) rmSync(root, { recursive: true, force: true });
 });
 

@@ -16,6 +16,7 @@ import { runCli } from '../helpers/run-cli.ts';
 import { startCopilotModelServer, toolCallId, type ChatScriptStep } from '../helpers/copilot-model-server.ts';
 import { opencodePluginSource } from '../../src/wire/opencode.ts';
 import { buildHookCommand, detectWatchdog } from '../../src/wire/hook-command.ts';
+import { stopDaemonFor } from '../helpers/daemon.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/asimov.cjs');
@@ -126,6 +127,7 @@ before(() => {
 });
 
 after(() => {
+  if (home) stopDaemonFor(home);
   if (root) rmSync(root, { recursive: true, force: true });
 });
 

@@ -24,6 +24,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stopDaemonFor } from './daemon.ts';
 
 export interface ClaudeRunOptions {
   home: string; cwd: string; baseUrl: string; prompt: string;
@@ -72,7 +73,13 @@ export function makeScratch(prefix: string): { root: string; home: string; proje
   const project = join(root, 'project');
   mkdirSync(home, { recursive: true });
   mkdirSync(project, { recursive: true });
-  return { root, home, project, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root, home, project,
+    cleanup: () => {
+      stopDaemonFor(home);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
 
 function baseArgs(o: ClaudeRunOptions): string[] {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from './run-cli.ts';
 import { startGeminiServer, type GeminiFunctionResponse, type GeminiScriptStep } from './gemini-server.ts';
+import { stopDaemonFor } from './daemon.ts';
 
 export const GEMINI_BIN = realpathSync(resolve(import.meta.dirname, '../../node_modules/.bin/gemini'));
 const RUN_TIMEOUT_MS = 60_000;
@@ -79,5 +80,11 @@ export function geminiScratch(prefix: string): GeminiScratch {
   writeFileSync(join(home, 'notes', 'keep.txt'), 'precious');
   writeFileSync(join(home, '.gemini', 'settings.json'), GEMINI_OWN_SETTINGS);
   writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
-  return { root, home, project, auditLog: join(root, 'audit.jsonl'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root, home, project, auditLog: join(root, 'audit.jsonl'),
+    cleanup: () => {
+      stopDaemonFor(home);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }

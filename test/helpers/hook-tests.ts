@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Decision, Tier, Verdict } from '../../src/core/types.ts';
+import { stopDaemonFor } from './daemon.ts';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/asimov.cjs');
 
@@ -43,7 +44,10 @@ export function hookScratch(client: string): HookScratch {
       cwd: project, input, encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '', HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
     }),
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
+    cleanup: () => {
+      stopDaemonFor(home);
+      rmSync(root, { recursive: true, force: true });
+    },
   };
 }
 
