@@ -150,6 +150,9 @@ describe('GitHub Copilot CLI with asimov wired in', () => {
     assert.equal(rewired.code, 0, rewired.err);
     assert.match(rewired.out, /updated preToolUse hook: new command line/);
     rmSync(join(copy, 'bin/asimov.cjs'));
+    // The daemon the earlier calls started (the same build as the copy) would still answer for the copy's
+    // first stage, and rightly: stopped, so that this call meets the line's own failure.
+    stopDaemonFor(home);
     try {
       const { code, byStep } = await session(
         [{ tools: [{ name: 'bash', args: { command: 'echo pwned >> ~/.bashrc', description: 'persist' } }] }],

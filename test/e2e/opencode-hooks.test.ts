@@ -193,9 +193,10 @@ describe('OpenCode with asimov wired in', { skip: SKIP }, () => {
       const { code, byStep } = await session([{ tools: [{ name: 'bash', args: { command: 'echo pwned >> ~/.bashrc' } }] }]);
       assert.equal(code, 0);
       assert.ok(!existsSync(join(home, '.bashrc')), 'the call ran');
-      // The whole stderr is the reason: node's complaint, then the command line's own.
-      assert.match(byStep(0), /Cannot find module .*gone\/asimov\.cjs/);
-      assert.match(byStep(0), /\nasimov: the opencode hook failed \(exit 1\), so this call is blocked/);
+      // The whole stderr is the reason: the command line's own (after node's complaint, on a line without the
+      // first stage, whose guard otherwise finds nothing to start).
+      if (!missing.command.startsWith('[ -r ')) assert.match(byStep(0), /Cannot find module .*gone\/asimov\.cjs/);
+      assert.match(byStep(0), /asimov: the opencode hook failed \(exit 1\), so this call is blocked/);
     } finally {
       writeFileSync(pluginFile, wired);
     }

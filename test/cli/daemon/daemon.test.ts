@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { encodeFrame, FrameReader } from '../../../src/cli/daemon/protocol.ts';
@@ -351,6 +351,23 @@ describe('asimov daemon: the client decides itself whenever the daemon is wrong'
   });
 });
 
+/** One frame out, one frame back, without parsing it: the body as bytes. */
+function rawExchange(path: string, frame: Buffer): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => {
+    const sock = connect(path);
+    let got = Buffer.alloc(0);
+    sock.on('connect', () => sock.write(frame));
+    sock.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 4 && got.length >= 4 + got.readUInt32BE(0)) {
+        sock.destroy();
+        resolvePromise(got.subarray(4, 4 + got.readUInt32BE(0)));
+      }
+    });
+    sock.on('error', reject);
+  });
+}
+
 describe('asimov daemon: the server', () => {
   const socket = () => join(runtime, 'asimov', 'd.sock');
 
@@ -365,6 +382,28 @@ describe('asimov daemon: the server', () => {
     assert.match(JSON.stringify(await sendRequest(socket(), 'just a string', 5000)), /refused/);
     const ok = (await sendRequest(socket(), { ...base, build, argv: ['check', '--', 'ls'] }, 5000)) as { exitCode: number };
     assert.equal(ok.exitCode, 0);
+  });
+
+  test('the first stage\'s form: `age` for the start, and the reply in bytes (stdout\'s length, then stderr)', async () => {
+    const status = (await sendRequest(socket(), { v: 1, op: 'status' }, 5000)) as { status: { build: string } };
+    const request = {
+      v: 1, op: 'run', reply: 'bytes', build: status.status.build, argv: ['check', '--', 'rm -rf /'], cwd: project,
+      env: { HOME: home, PATH: process.env.PATH ?? '' }, age: 5, stdin: '',
+    };
+    const body = await rawExchange(socket(), encodeFrame(request));
+    assert.equal(body.toString('latin1', 0, 1), 'r');
+    const exitCode = body.readUInt8(1);
+    const outLen = body.readUInt32BE(2);
+    const stdout = body.toString('utf8', 6, 6 + outLen);
+    assert.equal(exitCode, 2, 'check exits 2 on a deny');
+    assert.match(stdout, /deny/);
+    assert.equal(6 + outLen <= body.length, true);
+    // A request the daemon refuses gets 'x' and the reason in the same form.
+    const refused = await rawExchange(socket(), encodeFrame({ ...request, argv: ['trust'] }));
+    assert.match(refused.toString('utf8'), /^xthe daemon answers hook and check/);
+    // A start that is neither given nor worked out from an age is refused.
+    const { age: _age, ...noStart } = request;
+    assert.match((await rawExchange(socket(), encodeFrame(noStart))).toString('utf8'), /"started" \(or "age"\) must be a number/);
   });
 
   test('a client of another build gets "stale", and the daemon makes way (last: it stops the daemon)', async () => {
