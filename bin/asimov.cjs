@@ -13,14 +13,17 @@ if (fromFirstStage !== null) {
   // The first stage already asked the daemon (or knew there was none): decide here, from the client's start.
   runHere({ started: fromFirstStage.started }, fromFirstStage.why);
 } else if (client.eligible(argv, process.env)) {
-  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io, r.why)));
+  // `asimov hook` started without the first stage (a line written before it, a script): a daemon that runs is
+  // used, none is started (the line that profits from one is the first stage's; `asimov wire --refresh`).
+  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io, 'manual')));
 } else {
   runHere(undefined, 'off');
 }
 
 /**
  * Decides in this process; `handover` carries the stdin the daemon client already read, and the start time.
- * `why` is why no daemon answered: a hook that found none starts one for the calls after it, once answered.
+ * `why` is why no daemon answered: a hook call of the installed line that found none starts one for the calls
+ * after it, once it has answered.
  */
 function runHere(handover, why) {
   let loaded;

@@ -205,7 +205,7 @@ export function wireScratch(client: string): WireScratch {
   return {
     root, home, project,
     wire: (...args) => spawnSync(process.execPath, [BIN, 'wire', client, ...args], {
-      cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home }, encoding: 'utf8',
+      cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_DAEMON: 'manual' }, encoding: 'utf8',
     }),
     cleanup: () => rmSync(root, { recursive: true, force: true }),
   };

@@ -38,7 +38,9 @@ function scratch(): Scratch {
   mkdirSync(home);
   mkdirSync(join(project, '.git'), { recursive: true });
   const audit = join(root, 'audit.jsonl');
-  const env = { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: audit, GATE_CHECK: 'false' };
+  // manual: the installed line doctor runs would start a daemon in each scratch HOME (auto); the first stage
+  // and the daemon have tests of their own (test/bin/hook-first-stage.test.ts).
+  const env = { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: audit, GATE_CHECK: 'false', ASIMOV_DAEMON: 'manual' };
   return {
     root, home, project, env,
     wire(...args) {

@@ -18,14 +18,14 @@ let userSettings = '';
 
 function asimov(args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') },
+    cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl'), ASIMOV_DAEMON: 'manual' },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 function doctor(loadPolicy: () => string = () => 'built-in rules only'): Promise<DoctorReport> {
   return doctorClaude({
-    home, cwd: project, projectRoot: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') }, loadPolicy,
+    home, cwd: project, projectRoot: project, env: { PATH: process.env.PATH ?? '', HOME: home, ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl'), ASIMOV_DAEMON: 'manual' }, loadPolicy,
     own: { nodePath: process.execPath, asimovPath: BIN },
   });
 }

@@ -76,8 +76,8 @@ describe('the generated plugin, imported and run against the built asimov', () =
   mkdirSync(home);
   mkdirSync(join(project, '.git'), { recursive: true });
   // The plugin hands the hook its own environment, as OpenCode's process would: a scratch one here.
-  const saved = { HOME: process.env.HOME, GATE_CHECK: process.env.GATE_CHECK, ASIMOV_AUDIT_LOG: process.env.ASIMOV_AUDIT_LOG };
-  Object.assign(process.env, { HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl') });
+  const saved = { HOME: process.env.HOME, GATE_CHECK: process.env.GATE_CHECK, ASIMOV_AUDIT_LOG: process.env.ASIMOV_AUDIT_LOG, ASIMOV_DAEMON: process.env.ASIMOV_DAEMON };
+  Object.assign(process.env, { HOME: home, GATE_CHECK: 'false', ASIMOV_AUDIT_LOG: join(root, 'audit.jsonl'), ASIMOV_DAEMON: 'manual' });
 
   async function loadPlugin(name: string, asimovPath: string): Promise<BeforeHook> {
     const c = buildHookCommand({ client: 'opencode', nodePath: process.execPath, asimovPath, watchdog: detectWatchdog() });

@@ -15,6 +15,9 @@ import { createGateCache } from './gate-cache.ts';
 import { encodeBytesReply, encodeFrame, FrameReader, parseRequest, type DaemonStatus, type Reply, type RunRequest } from './protocol.ts';
 import { ensurePrivateDir } from './socket-path.ts';
 
+/** How often the daemon checks that its socket is still the one it listens on. */
+export const SOCKET_CHECK_MS = 5_000;
+
 export type RunCommand = (argv: string[], io: CliIO) => Promise<number>;
 
 export interface ServeOptions {
@@ -81,6 +84,18 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
   });
   server.on('error', (e) => log(`server error: ${describeError(e)}`));
   const ino = lstatSync(o.socketPath).ino;
+  // A daemon nobody can reach any more (its socket removed or replaced: a cleared cache, a removed home)
+  // serves no one: it exits rather than wait out its idle time, and the next call starts a fresh one.
+  const reachable = setInterval(() => {
+    let same = false;
+    try {
+      same = lstatSync(o.socketPath).ino === ino;
+    } catch {
+      same = false;
+    }
+    if (!same) close('its socket is gone');
+  }, SOCKET_CHECK_MS);
+  reachable.unref();
 
   const status = (): DaemonStatus => ({
     pid: process.pid,
@@ -104,6 +119,7 @@ export async function startServer(o: ServeOptions): Promise<DaemonServer> {
     if (closing) return;
     closing = true;
     clearTimeout(idleTimer);
+    clearInterval(reachable);
     log(`stopping: ${reason}`);
     // Remove the socket only while it is still ours (a new daemon may have replaced a stale one).
     try {
