@@ -11,6 +11,7 @@ import type { Classification, Decision, Tier, ToolCall, Verdict } from '../core/
 import { classifyCall } from '../policy/classify.ts';
 import { createRuleContext } from '../policy/context.ts';
 import { asimovDirsFromEnv } from '../policy/paths.ts';
+import { runningInstallDirs } from '../core/install-dirs.ts';
 import type { EffectivePolicy } from '../policy/layers.ts';
 import { loadPolicy, findProjectRoot } from '../policy/load.ts';
 import type { RuleContext } from '../policy/rule.ts';
@@ -115,8 +116,9 @@ export function createGate(options: GateOptions = {}): Gate {
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? randomId;
   const policies = new Map<string, EffectivePolicy>();
-  // Where the environment moves asimov's own files (XDG_*, ASIMOV_AUDIT_LOG): asimov-config to the path rules.
-  const asimovDirs = [...asimovDirsFromEnv(env), ...auditLogFiles(env, home)];
+  // Where the environment moves asimov's own files (XDG_*, ASIMOV_AUDIT_LOG), and the running install's bin/
+  // and dist/ (what every hook line runs): asimov-config to the path rules.
+  const asimovDirs = [...asimovDirsFromEnv(env), ...auditLogFiles(env, home), ...runningInstallDirs()];
   let sink: AuditSink | null | undefined;
   let sessionFiles: SessionFiles | null | undefined;
   const sessionRecord = (): SessionFiles | null =>

@@ -311,6 +311,23 @@ describe('the first stage', { skip: PERL === null ? 'no perl on this machine' : 
     rmSync(path, { force: true });
   });
 
+  test('the first stage, the entry point and the bundle are asimov\'s own: an agent may read them, not change them', () => {
+    const decide = (args: string[]): { verdict: string; tier: string; rule: string | null } =>
+      JSON.parse(cli(['check', '--json', ...args], { ASIMOV_DAEMON: 'off' }).stdout) as { verdict: string; tier: string; rule: string | null };
+    const stage = join(ROOT, 'bin', 'hook-first-stage.pl');
+    for (const command of [
+      `echo 'exit 0' > ${stage}`, `cp /tmp/x.pl ${stage}`, `ln -sf /tmp/x.pl ${stage}`, `sed -i s/exit/die/ ${join(ROOT, 'bin', 'asimov.cjs')}`,
+      `rm -rf ${join(ROOT, 'dist')}`, `mv ${join(ROOT, 'dist', 'cli.cjs')} /tmp/`, `chmod 000 ${stage}`,
+    ]) {
+      const d = decide(['--', command]);
+      assert.equal(d.tier, 'hard_deny', `${command}: ${JSON.stringify(d)}`);
+      assert.equal(d.rule, 'selfmod.asimov', command);
+    }
+    const write = decide(['--tool', 'Write', '--input', JSON.stringify({ file_path: stage, content: 'exit 0;' })]);
+    assert.equal(write.tier, 'hard_deny', JSON.stringify(write));
+    assert.equal(decide(['--', `cat ${stage}`]).verdict, 'allow');
+  });
+
   test('wrong arguments: exit non-zero, so the line blocks', () => {
     const r = spawnSync(PERL!, [join(ROOT, 'bin', 'hook-first-stage.pl'), 'x', 'node'], { encoding: 'utf8' });
     assert.equal(r.status, 1);
