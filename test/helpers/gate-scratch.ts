@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGate, type GateOptions } from '../../src/gate/gate.ts';
+import { stopDaemonFor } from './daemon.ts';
 
 export interface GateScratch {
   root: string;
@@ -18,7 +19,10 @@ export function gateScratch(prefix: string): GateScratch {
   const home = join(root, 'home');
   const project = join(home, 'project');
   mkdirSync(join(project, '.git'), { recursive: true });
-  return { root, home, project, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, project, cleanup: () => {
+      stopDaemonFor(home);
+      rmSync(root, { recursive: true, force: true });
+    } };
 }
 
 export function scratchGate(s: GateScratch, extra: GateOptions = {}) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createGate, type Gate } from '../../src/gate/gate.ts';
 import { normalizeTool } from '../../src/core/tools.ts';
 import type { Decision } from '../../src/core/types.ts';
+import { stopDaemonFor } from '../helpers/daemon.ts';
 
 export interface Scratch {
   root: string;
@@ -29,7 +30,10 @@ export function scratch(prefix: string): Scratch {
   writeFileSync(join(project, 'src', 'keep.txt'), 'precious\n');
   mkdirSync(home, { recursive: true });
   mkdirSync(decoy, { recursive: true });
-  return { root, home, project, decoy, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, project, decoy, cleanup: () => {
+      stopDaemonFor(home);
+      rmSync(root, { recursive: true, force: true });
+    } };
 }
 
 export function scratchGate(s: Scratch, env: Record<string, string> = {}): Gate {
