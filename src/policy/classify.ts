@@ -77,17 +77,17 @@ function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
 /** How many lines deep data may nest in data (a hook written by a decoded payload in a CI step…). */
 export const MAX_NESTED_LINES = 4;
 
-const boundPolicy = new WeakMap<RuleContext, ClassifierPolicy>();
+/** A context's line classifier, marked with the policy it is bound to (a field, not a WeakMap entry per call). */
+type BoundLine = ((line: string) => Classification) & { boundTo?: ClassifierPolicy };
 
 /**
  * Give the context a line classifier bound to this policy (RuleContext.classifyLine), unless it has one
  * for the same policy already. Nested lines share the context (its path and URL caches) and a depth count.
  */
 function bindNested(ctx: RuleContext, policy: ClassifierPolicy): void {
-  if (boundPolicy.get(ctx) === policy) return;
-  boundPolicy.set(ctx, policy);
+  if ((ctx.classifyLine as BoundLine).boundTo === policy) return;
   let depth = 0;
-  ctx.classifyLine = (line: string): Classification => {
+  const bound: BoundLine = (line: string): Classification => {
     if (depth >= MAX_NESTED_LINES) {
       return unknownResult('content.too-deep', `Commands nest more than ${MAX_NESTED_LINES} levels deep in the data of this call; a person has to read them.`);
     }
@@ -98,6 +98,8 @@ function bindNested(ctx: RuleContext, policy: ClassifierPolicy): void {
       depth--;
     }
   };
+  bound.boundTo = policy;
+  ctx.classifyLine = bound;
 }
 
 /** Classify any tool call. Throws only on an internal bug (the gate turns that into a deny). */

@@ -501,6 +501,14 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
     const hit = statCache.get(p);
     if (hit !== undefined) return hit;
     let st: Stats | null;
+    // Nothing can be under a parent this call found missing, unreadable, or a file (not a symlink): the kernel
+    // would walk through that parent first and fail there. `mkdir -p d/{a..z}` asks about d once, not 26 times.
+    const slash = p.lastIndexOf('/');
+    const parent = slash > 0 ? statCache.get(p.slice(0, slash)) : undefined;
+    if (parent === null || (parent !== undefined && !parent.isDirectory() && !parent.isSymbolicLink())) {
+      statCache.set(p, null);
+      return null;
+    }
     try {
       st = lstatSync(p, { throwIfNoEntry: false }) ?? null;
     } catch {
@@ -833,9 +841,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
           for (const k of EXACT_CLASSES) if (own.has(k)) classes.add(k);
         }
         if (!ONLY_WILDCARDS.test(glob)) {
-          const pm = probeMatcher(glob);
-          for (const probe of GLOB_PROBES) {
-            if (!pm(probe)) continue;
+          for (const probe of probesMatching(glob)) {
             sensitive(posix.join(lexDir, probe), classes);
             if (dir !== lexDir) sensitive(posix.join(dir, probe), classes);
           }
@@ -866,8 +872,7 @@ export function createPathClassifier(opts: PathClassifierOptions): PathClassifie
       tailClasses(tail, classes);
     }
     if (lastBad === comps.length - 1 && !DYNAMIC_RE.test(lastComp) && !ONLY_WILDCARDS.test(lastComp)) {
-      const pm = probeMatcher(lastComp);
-      for (const probe of GLOB_PROBES) if (pm(probe)) tailClasses([probe], classes);
+      for (const probe of probesMatching(lastComp)) tailClasses([probe], classes);
     }
     return { input, abs: null, classes };
   }
@@ -897,6 +902,22 @@ function probeMatcher(glob: string): (name: string) => boolean {
   } catch {
     return () => true;
   }
+}
+
+/** The probes a last-component glob matches, kept across calls: a pure function of the text (no file system). */
+const probeMemo = new Map<string, readonly string[]>();
+const PROBE_MEMO_MAX = 2048;
+
+/** The GLOB_PROBES (in their order) that `glob` matches (probeMatcher); compiling a matcher costs more than a call. */
+function probesMatching(glob: string): readonly string[] {
+  let hit = probeMemo.get(glob);
+  if (hit === undefined) {
+    const pm = probeMatcher(glob);
+    hit = GLOB_PROBES.filter((probe) => pm(probe));
+    if (probeMemo.size >= PROBE_MEMO_MAX) probeMemo.clear();
+    probeMemo.set(glob, hit);
+  }
+  return hit;
 }
 
 /** posix.normalize of the few root strings a gate passes on every call, remembered (a pure string function). */

@@ -77,6 +77,23 @@ describe('resolving', () => {
     assert.equal(fresh('src/a.ts/x').abs, join(proj, 'src', 'a.ts', 'x'), 'under a file: not a directory, kept as named');
   });
 
+  test('what a call found missing, or a file, has nothing under it; a link it found still leads on', () => {
+    // The parent is asked first here, so its children are answered from what the call knows of it.
+    const k = classifier();
+    assert.equal(k('gone').abs, join(proj, 'gone'));
+    assert.equal(k('gone/a').abs, join(proj, 'gone', 'a'));
+    assert.equal(k('gone/b').abs, join(proj, 'gone', 'b'));
+    assert.equal(k('gone/..').abs, proj);
+    assert.ok(has('gone/b', 'project', k));
+    assert.equal(k('src/a.ts').abs, join(proj, 'src', 'a.ts'));
+    assert.equal(k('src/a.ts/x').abs, join(proj, 'src', 'a.ts', 'x'));
+    assert.equal(k('out-link').abs, join(root, 'elsewhere'));
+    assert.equal(k('out-link/new').abs, join(root, 'elsewhere', 'new'), 'under a link: through the link');
+    assert.ok(has('out-link/new', 'outside', k));
+    assert.equal(k('keys/id_rsa').abs, join(home, '.ssh', 'id_rsa'));
+    assert.equal(k('rc-link/x').abs, join(home, '.bashrc', 'x'), 'under a dangling link: where the link leads');
+  });
+
   test('a project root swapped for a symlink between two calls is resolved afresh on the second', () => {
     // The root's forms are kept for a few seconds across calls; where a new file under it lands must not be.
     const swapRoot = join(root, 'swap', 'proj');

@@ -153,10 +153,25 @@ function isPathProgram(p: string, home: string): boolean {
  * caller), or null for a file that does not. Pure: reads nothing.
  */
 export function deferredKindOf(absPath: string, place: DeferredPlace): DeferredKind | null {
+  // Remembered across calls: every written path of every call is asked about, and the answer depends on the
+  // path and the home only (kindUncached reads nothing else), while the tests below are some thirty regexes.
+  const key = `${place.home}\0${absPath}`;
+  const hit = kindMemo.get(key);
+  if (hit !== undefined) return hit;
+  const kind = kindUncached(absPath, place.home);
+  if (kindMemo.size >= KIND_MEMO_MAX) kindMemo.clear();
+  kindMemo.set(key, kind);
+  return kind;
+}
+
+const kindMemo = new Map<string, DeferredKind | null>();
+const KIND_MEMO_MAX = 4096;
+
+function kindUncached(absPath: string, placeHome: string): DeferredKind | null {
   // Compared in lower case: on a case-insensitive file system (macOS by default) `.GIT/HOOKS/PRE-COMMIT` IS
   // the pre-commit hook and `.GitHub/Workflows/x.yml` the workflow. On Linux this only adds odd spellings.
   const p = absPath.toLowerCase();
-  const home = place.home.replace(/\/+$/, '').toLowerCase();
+  const home = placeHome.replace(/\/+$/, '').toLowerCase();
   const b = base(p);
   if (b === '') return null;
   // Home and system places first: ~/.profile is shell init even when the project is the home directory.

@@ -6,7 +6,7 @@
 import type { Analysis, SimpleCommand, Word } from '../../shell/types.ts';
 import { defineShellRule, type Rule, type RuleContext, type RuleResult } from '../rule.ts';
 import { basename, interpreterFamily, programName, staticValue } from '../../shell/program.ts';
-import { BoundedCache, factsOf } from './network.ts';
+import { factsOf } from './network.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Names
@@ -537,7 +537,7 @@ export function effectiveStdin(cmd: SimpleCommand, analysis: Analysis): SimpleCo
 // ---------------------------------------------------------------------------------------------------------
 // Line-level facts shared by several rules (cached per analysis).
 
-const wrapperCache = new BoundedCache<Analysis, Set<number>>();
+const wrapperCache = new WeakMap<Analysis, Set<number>>();
 
 /** Ids of commands the unwrapper found a wrapped command in. */
 export function wrapperIds(analysis: Analysis): Set<number> {
@@ -551,7 +551,7 @@ export function wrapperIds(analysis: Analysis): Set<number> {
 }
 
 interface Written { abs: string; by: number }
-const writesCache = new BoundedCache<Analysis, { ctx: RuleContext; writes: Written[] }>();
+const writesCache = new WeakMap<Analysis, { ctx: RuleContext; writes: Written[] }>();
 
 /** Files written in this line by output redirects and tee, as absolute paths (for "written, then run"). */
 export function lineWrites(analysis: Analysis, ctx: RuleContext): Written[] {

@@ -275,6 +275,24 @@ function uncommittedFile(abs: string, named: string, ctx: RuleContext): string |
 const MAX_GLOB_ENTRIES = 5000;
 const MAX_GLOB_CHECKS = 500;
 
+/** Compiled last-component globs, kept across calls (a pure function of the text); null: picomatch could not read it. */
+const globMatchers = new Map<string, ((n: string) => boolean) | null>();
+
+/** A matcher for a glob as bash expands it (a leading dot matched only explicitly); compiling costs more than a call. */
+function globMatcher(pattern: string): ((n: string) => boolean) | null {
+  let m = globMatchers.get(pattern);
+  if (m === undefined) {
+    try {
+      m = picomatch(pattern, { dot: pattern.startsWith('.') });
+    } catch {
+      m = null;
+    }
+    if (globMatchers.size >= 1024) globMatchers.clear();
+    globMatchers.set(pattern, m);
+  }
+  return m;
+}
+
 /**
  * The first file a last-component glob (`rm notes-*.md`) would remove that git cannot give back, as bash expands
  * it (a leading dot matched only explicitly); null when none. A directory too large to look through asks.
@@ -287,12 +305,8 @@ function uncommittedInGlob(dir: string, pattern: string, ctx: RuleContext): stri
     return null;
   }
   if (names.length > MAX_GLOB_ENTRIES) return `one of ${names.length} entries, too many to check one by one`;
-  let match: (n: string) => boolean;
-  try {
-    match = picomatch(pattern, { dot: pattern.startsWith('.') });
-  } catch {
-    return `one of the files \`${pattern}\` may match (a pattern asimov could not read)`;
-  }
+  const match = globMatcher(pattern);
+  if (match === null) return `one of the files \`${pattern}\` may match (a pattern asimov could not read)`;
   let checked = 0;
   for (const n of names) {
     if (!match(n)) continue;

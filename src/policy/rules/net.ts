@@ -9,7 +9,7 @@ import { parseArgs } from '../../shell/args.ts';
 import { programName, staticValue } from '../../shell/program.ts';
 import { isStdinPath, makefileWords, sedRunsInput } from '../../shell/payload-sinks.ts';
 import {
-  allTrusted, BoundedCache, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
+  allTrusted, ctxFacts, describeHost, DOWNLOADERS, isTrustedEndpoint, NETWORK_PROGRAMS, netLiteral, networkTarget, SOCKET_TOOLS, type NetTarget,
 } from './network.ts';
 import {
   codeTexts, codeTraits, cutText, effectiveStdin, executedPath, familyOf, INTERPRETER_PROGRAMS, invocation, isAwkName, wrapperIds,
@@ -180,7 +180,7 @@ function codeFlow(cmd: SimpleCommand, analysis: Analysis): CodeFlow | null {
   return { sources: sourcesOf(ids, analysis), how };
 }
 
-const downloadedCache = new BoundedCache<Analysis, { ctx: RuleContext; files: Map<string, SimpleCommand> }>();
+const downloadedCache = new WeakMap<Analysis, { ctx: RuleContext; files: Map<string, SimpleCommand> }>();
 
 /** Files saved by downloaders in this line (curl -o, curl -O, wget, `curl … > f`), by absolute path. */
 function downloadedFiles(analysis: Analysis, ctx: RuleContext): Map<string, SimpleCommand> {

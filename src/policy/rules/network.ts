@@ -56,25 +56,6 @@ export interface NetTarget {
 }
 
 /**
- * A per-object memo for rule helpers. An identity Map cleared when full, rather than a WeakMap: WeakMap
- * inserts cost ~200 ns each plus ephemeron work in every GC, and a call touches only a handful of objects.
- */
-export class BoundedCache<K extends object, V> {
-  private readonly m = new Map<K, V>();
-  constructor(private readonly limit = 16) {}
-  get(k: K): V | undefined {
-    return this.m.get(k);
-  }
-  has(k: K): boolean {
-    return this.m.has(k);
-  }
-  set(k: K, v: V): void {
-    if (this.m.size >= this.limit) this.m.clear();
-    this.m.set(k, v);
-  }
-}
-
-/**
  * Facts about one command that several rules need (its interpreter invocation, inline code, network
  * target, files read…), computed once per command. Kept in the command's slots (shell/program.ts): a
  * property load is far cheaper than a Map or WeakMap lookup, and these are hit by dozens of rules per

@@ -7,7 +7,7 @@ import { defineShellRule, type Rule, type RuleContext, type RuleHit } from '../r
 import { describeTaint, lineFlow, type LineFlow, type Taint } from '../flow.ts';
 import { parseGit } from './writes.ts';
 import { argTexts, programName, staticValue } from '../../shell/program.ts';
-import { allTrusted, BoundedCache, describeHost, NETWORK_PROGRAMS, networkTarget } from './network.ts';
+import { allTrusted, describeHost, NETWORK_PROGRAMS, networkTarget } from './network.ts';
 import { READER_PROGRAMS, readTargets } from './reads.ts';
 import { awkProgram, awkTraits, codeTexts, cutText, invocation, isAwkName } from './exec.ts';
 import type { CommandTrait } from '../traits.ts';
@@ -251,7 +251,10 @@ function secretOutput(c: SimpleCommand, ctx: RuleContext, analysis: Analysis): S
   return null;
 }
 
-const flowCache = new BoundedCache<Analysis, { ctx: RuleContext; flow: LineFlow }>();
+// Per-analysis memos are WeakMaps, not identity Maps cleared when full: a cleared Map's old table, already
+// promoted, still held the last calls' analyses when the next scavenge came, so every call's commands,
+// context and path caches were copied and promoted, and freed only by a full GC (GC was ~15% of a decision).
+const flowCache = new WeakMap<Analysis, { ctx: RuleContext; flow: LineFlow }>();
 
 /** The line's flow of secret data (cached per analysis and context). */
 function secretFlow(analysis: Analysis, ctx: RuleContext): LineFlow {
