@@ -11,7 +11,8 @@ const arg = process.argv[2];
 const spec = JSON.parse(arg.startsWith('@') ? require('node:fs').readFileSync(arg.slice(1), 'utf8') : arg);
 const out = spec.runs.map((r) => {
   const t0 = process.hrtime.bigint();
-  const c = spawnSync(r.file ?? process.execPath, r.args, { cwd: spec.cwd, env: spec.env, input: r.input ?? '', encoding: 'utf8' });
+  // A batch's answers run to megabytes: past spawnSync's default 1 MiB buffer the child would be killed mid-run.
+  const c = spawnSync(r.file ?? process.execPath, r.args, { cwd: spec.cwd, env: spec.env, input: r.input ?? '', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status: c.status, stderr: (c.stderr || '').slice(0, 500) };
 });
 process.stdout.write(JSON.stringify(out));
