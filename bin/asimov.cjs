@@ -11,21 +11,21 @@ const isHook = argv[0] === 'hook';
 const fromFirstStage = client.firstStageHandover(process.env);
 if (fromFirstStage !== null) {
   // The first stage already asked the daemon (or knew there was none): decide here, from the client's start.
-  runHere({ started: fromFirstStage.started }, fromFirstStage.why);
+  runHere({ started: fromFirstStage.started }, client.wantsDaemon(fromFirstStage.why));
 } else if (client.eligible(argv, process.env)) {
   // `asimov hook` started without the first stage (a line written before it, a script): a daemon that runs is
   // used, none is started (the line that profits from one is the first stage's; `asimov wire --refresh`).
-  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io, 'manual')));
+  client.viaDaemon(argv, process.env).then((r) => (r.reply ? client.finish(r.reply) : runHere(r.io, false)));
 } else {
-  runHere(undefined, 'off');
+  runHere(undefined, false);
 }
 
 /**
  * Decides in this process; `handover` carries the stdin the daemon client already read, and the start time.
- * `why` is why no daemon answered: a hook call of the installed line that found none starts one for the calls
- * after it, once it has answered.
+ * `startDaemon`: a hook call of the installed line that found no daemon (or an old one) starts one for the
+ * calls after it, once it has answered.
  */
-function runHere(handover, why) {
+function runHere(handover, startDaemon) {
   let loaded;
   try {
     loaded = require('./load-cli.cjs').loadCli();
@@ -41,7 +41,7 @@ function runHere(handover, why) {
     (code) => {
       process.exitCode = code;
       if (!isHook) return;
-      if (client.wantsDaemon(why)) client.autostartDaemon(process.env);
+      if (startDaemon) client.autostartDaemon(process.env);
       process.exit(code);
     },
     (e) => { process.stderr.write(`asimov: ${e && e.message ? e.message : e}\n`); process.exitCode = 1; },

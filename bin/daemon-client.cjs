@@ -239,26 +239,23 @@ function handover(chunks, complete) {
 }
 
 /**
- * Tries the daemon. Resolves `{ reply }` with what to write and the exit code, or `{ io, why }` with the fields
- * the in-process path must use instead of its own (the stdin already read here, and this process's start) and
- * why the daemon did not answer, or `{ why }` when nothing was read. Never rejects.
+ * Tries the daemon. Resolves `{ reply }` with what to write and the exit code, or `{ io }` with the fields the
+ * in-process path must use instead of its own (the stdin already read here, and this process's start), or
+ * `{}` when nothing was read. Never rejects.
  */
 async function viaDaemon(argv, env) {
   const started = Math.floor(Date.now() - process.uptime() * 1000);
   let chunks = [];
   let complete = true;
   let read = false;
-  let why = 'failed';
   try {
     const uid = process.getuid();
     const socketPath = socketPathFor(env, uid);
-    const dir = path.dirname(socketPath);
-    if (!isPrivateDir(dir, uid)) return { why: fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined ? 'absent' : 'unsafe' };
+    if (!isPrivateDir(path.dirname(socketPath), uid)) return {};
     const sock = fs.lstatSync(socketPath, { throwIfNoEntry: false });
-    if (sock === undefined) return { why: 'absent' };
-    if (!sock.isSocket() || sock.uid !== uid) return { why: 'unsafe' };
+    if (sock === undefined || !sock.isSocket() || sock.uid !== uid) return {};
     const build = buildIdOf(CLI);
-    if (build === null) return { why: 'nobuild' };
+    if (build === null) return {};
     const isHook = argv[0] === 'hook';
     const deadline = isHook ? started + deadlineMsOf(argv) - DEADLINE_MARGIN_MS : Date.now() + CHECK_TIMEOUT_MS;
     if (isHook) {
@@ -268,22 +265,15 @@ async function viaDaemon(argv, env) {
     }
     const stdin = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
     const request = { v: PROTOCOL_VERSION, op: 'run', build, argv, cwd: process.cwd(), env, started, stdin: stdin.toString('base64') };
-    const answer = await ask(socketPath, request, deadline).catch((e) => {
-      why = e && (e.code === 'ECONNREFUSED' || e.code === 'ENOENT') ? 'absent' : 'no-reply';
-      throw e;
-    });
-    const reply = runReply(answer);
-    if (reply === null) {
-      why = answer && answer.stale === true ? 'stale' : 'refused';
-      throw new Error('no usable reply');
-    }
+    const reply = runReply(await ask(socketPath, request, deadline));
+    if (reply === null) throw new Error('no usable reply');
     return { reply };
   } catch {
-    return read ? { io: { stdin: handover(chunks, complete), started }, why } : { why };
+    return read ? { io: { stdin: handover(chunks, complete), started } } : {};
   }
 }
 
-/** Whether a call decided in process for this reason should start a daemon: none answered, or an old one. */
+/** Whether the first stage's reason for handing a call over should start a daemon: none answered, or an old one. */
 function wantsDaemon(why) {
   return why === 'absent' || why === 'stale';
 }

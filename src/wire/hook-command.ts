@@ -98,14 +98,19 @@ export function firstStagePath(asimovPath: string): string {
   return join(dirname(asimovPath), FIRST_STAGE_FILE);
 }
 
+/** The first stage's guard (`[ -r <file> ] && `, the file shell-quoted) at the start of a line, as buildHookCommand writes it. */
+const GUARD = /^\[ -r (?:'(?:[^']|'\\'')*'|\S+) \] && /;
+/** The daemon mode's assignment, which follows the guard. */
+const ASSIGNMENT = /^ASIMOV_DAEMON=([a-z]+) /;
+
 /** A line of asimov's from its first command word on: without the first stage's guard and the assignment. */
 export function hookLineCommand(line: string): string {
-  return line.replace(/^\[ -r (?:'(?:[^']|'\\'')*'|\S+) \] && /, '').replace(/^ASIMOV_DAEMON=[a-z]+ /, '');
+  return line.replace(GUARD, '').replace(ASSIGNMENT, '');
 }
 
 /** The daemon mode a line of asimov's is written with (the `ASIMOV_DAEMON=` it starts with, else auto). */
 export function hookDaemonMode(line: string): DaemonMode {
-  const m = /^ASIMOV_DAEMON=([a-z]+) /.exec(line.replace(/^\[ -r (?:'(?:[^']|'\\'')*'|\S+) \] && /, ''));
+  const m = ASSIGNMENT.exec(line.replace(GUARD, ''));
   return m && (DAEMON_MODES as readonly string[]).includes(m[1]!) ? (m[1] as DaemonMode) : 'auto';
 }
 
